@@ -1,0 +1,182 @@
+package v1
+
+import (
+	k8sv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// VirtualMachineInstance is one running (or about to run) virtual machine: a domain inside a
+// virt-launcher pod on one node.
+//
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:path=virtualmachineinstances,singular=virtualmachineinstance,shortName=vmi;vmis,categories=all;kubevirt
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=".status.phase"
+// +kubebuilder:printcolumn:name="IP",type=string,JSONPath=".status.interfaces[0].ipAddress"
+// +kubebuilder:printcolumn:name="NodeName",type=string,JSONPath=".status.nodeName"
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=".status.conditions[?(@.type=='Ready')].status"
+type VirtualMachineInstance struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec VirtualMachineInstanceSpec `json:"spec"`
+	// +optional
+	Status VirtualMachineInstanceStatus `json:"status,omitempty"`
+}
+
+// VirtualMachineInstanceList is a list of VirtualMachineInstances.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+type VirtualMachineInstanceList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []VirtualMachineInstance `json:"items"`
+}
+
+// VirtualMachineInstanceSpec is the configuration of one virtual machine.
+type VirtualMachineInstanceSpec struct {
+	// Domain is the virtual hardware.
+	Domain DomainSpec `json:"domain"`
+	// NodeSelector, Affinity and Tolerations are copied to the virt-launcher pod.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// +optional
+	Affinity *k8sv1.Affinity `json:"affinity,omitempty"`
+	// +optional
+	Tolerations []k8sv1.Toleration `json:"tolerations,omitempty"`
+	// TerminationGracePeriodSeconds is how long the guest gets to shut down after an ACPI
+	// power-off before it is killed. Defaults to 30; 0 kills at once.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
+	// Volumes are the sources of the disks in Domain.Devices.Disks, matched by name.
+	// +kubebuilder:validation:MaxItems=256
+	// +optional
+	Volumes []Volume `json:"volumes,omitempty"`
+	// Networks are the networks the interfaces in Domain.Devices.Interfaces attach to.
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Networks []Network `json:"networks,omitempty"`
+	// ReadinessProbe, when set, must pass before the instance is Ready.
+	// +optional
+	ReadinessProbe *Probe `json:"readinessProbe,omitempty"`
+	// Hostname is the guest's hostname; defaults to the instance name.
+	// +optional
+	Hostname string `json:"hostname,omitempty"`
+}
+
+// Probe checks the guest from outside, as a Pod probe checks a container.
+type Probe struct {
+	Handler `json:",inline"`
+	// +optional
+	InitialDelaySeconds int32 `json:"initialDelaySeconds,omitempty"`
+	// +optional
+	TimeoutSeconds int32 `json:"timeoutSeconds,omitempty"`
+	// +optional
+	PeriodSeconds int32 `json:"periodSeconds,omitempty"`
+	// +optional
+	SuccessThreshold int32 `json:"successThreshold,omitempty"`
+	// +optional
+	FailureThreshold int32 `json:"failureThreshold,omitempty"`
+}
+
+// Handler is the action a probe takes.
+type Handler struct {
+	// +optional
+	HTTPGet *k8sv1.HTTPGetAction `json:"httpGet,omitempty"`
+	// +optional
+	TCPSocket *k8sv1.TCPSocketAction `json:"tcpSocket,omitempty"`
+}
+
+// VirtualMachineInstancePhase is where an instance is in its life.
+type VirtualMachineInstancePhase string
+
+const (
+	VmPhaseUnset VirtualMachineInstancePhase = ""
+	// Pending: accepted, no launcher pod yet.
+	Pending VirtualMachineInstancePhase = "Pending"
+	// Scheduling: the launcher pod exists but is not running on a node yet.
+	Scheduling VirtualMachineInstancePhase = "Scheduling"
+	// Scheduled: the launcher pod runs on a node; the domain is not running yet.
+	Scheduled VirtualMachineInstancePhase = "Scheduled"
+	// Running: the domain runs.
+	Running VirtualMachineInstancePhase = "Running"
+	// Succeeded: the guest shut down.
+	Succeeded VirtualMachineInstancePhase = "Succeeded"
+	// Failed: the domain crashed, was killed, or its pod was lost.
+	Failed VirtualMachineInstancePhase = "Failed"
+	// Unknown: the node running the instance cannot be reached.
+	Unknown VirtualMachineInstancePhase = "Unknown"
+)
+
+// VirtualMachineInstanceStatus is what the controller and node agent observed of an instance.
+type VirtualMachineInstanceStatus struct {
+	// NodeName is the node the instance runs on.
+	NodeName string `json:"nodeName,omitempty"`
+	// Reason says briefly why the instance is in its phase.
+	Reason string `json:"reason,omitempty"`
+	// +listType=map
+	// +listMapKey=type
+	Conditions []VirtualMachineInstanceCondition `json:"conditions,omitempty"`
+	Phase      VirtualMachineInstancePhase       `json:"phase,omitempty"`
+	// PhaseTransitionTimestamps records when each phase was reached.
+	PhaseTransitionTimestamps []VirtualMachineInstancePhaseTransitionTimestamp `json:"phaseTransitionTimestamps,omitempty"`
+	// Interfaces are the guest's network interfaces as seen from the pod.
+	Interfaces []VirtualMachineInstanceNetworkInterface `json:"interfaces,omitempty"`
+	// LauncherContainerImageVersion is the image of the launcher running this instance.
+	LauncherContainerImageVersion string `json:"launcherContainerImageVersion,omitempty"`
+	// ActivePods maps the UID of each launcher pod of this instance to its node.
+	ActivePods map[types.UID]string `json:"activePods,omitempty"`
+}
+
+// VirtualMachineInstanceConditionType names an instance condition.
+type VirtualMachineInstanceConditionType string
+
+const (
+	// VirtualMachineInstanceReady is True while the domain runs and its readiness probe passes.
+	VirtualMachineInstanceReady VirtualMachineInstanceConditionType = "Ready"
+	// VirtualMachineInstancePodScheduled mirrors the launcher pod's PodScheduled condition.
+	VirtualMachineInstancePodScheduled VirtualMachineInstanceConditionType = "PodScheduled"
+	// VirtualMachineInstancePaused is True while the domain is paused.
+	VirtualMachineInstancePaused VirtualMachineInstanceConditionType = "Paused"
+	// VirtualMachineInstanceSynchronized is False while the node agent fails to sync the domain.
+	VirtualMachineInstanceSynchronized VirtualMachineInstanceConditionType = "Synchronized"
+)
+
+// VirtualMachineInstanceCondition is one observed condition of an instance.
+type VirtualMachineInstanceCondition struct {
+	Type   VirtualMachineInstanceConditionType `json:"type"`
+	Status k8sv1.ConditionStatus               `json:"status"`
+	// +nullable
+	LastProbeTime metav1.Time `json:"lastProbeTime,omitempty"`
+	// +nullable
+	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitempty"`
+	Reason             string      `json:"reason,omitempty"`
+	Message            string      `json:"message,omitempty"`
+}
+
+// VirtualMachineInstancePhaseTransitionTimestamp is when an instance reached a phase.
+type VirtualMachineInstancePhaseTransitionTimestamp struct {
+	Phase VirtualMachineInstancePhase `json:"phase,omitempty"`
+	// +nullable
+	PhaseTransitionTimestamp metav1.Time `json:"phaseTransitionTimestamp,omitempty"`
+}
+
+// VirtualMachineInstanceNetworkInterface is a guest interface and its addresses.
+type VirtualMachineInstanceNetworkInterface struct {
+	// IP is the primary address, shown as IP by kubectl.
+	IP string `json:"ipAddress,omitempty"`
+	// IPs are all addresses of the interface.
+	IPs []string `json:"ipAddresses,omitempty"`
+	MAC string   `json:"mac,omitempty"`
+	// Name is the interface's name in the spec.
+	Name string `json:"name,omitempty"`
+	// InterfaceName is the interface's name inside the guest, where known.
+	InterfaceName string `json:"interfaceName,omitempty"`
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerates everything derived from api/: deepcopy, the typed clientset, listers, informers
+# and apply configurations (k8s.io/code-generator), and the CRDs in crds/ (controller-gen).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+module=github.com/vmctl/vmctl
+export GOBIN=$root/_out/tools/bin
+
+codegen_dir=$(cd hack/tools && go mod download -json k8s.io/code-generator | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+# shellcheck source=/dev/null
+source "$codegen_dir/kube_codegen.sh"
+
+kube::codegen::gen_helpers --boilerplate hack/boilerplate.go.txt api
+kube::codegen::gen_client \
+  --with-watch --with-applyconfig \
+  --output-dir client --output-pkg "$module/client" \
+  --boilerplate hack/boilerplate.go.txt \
+  api
+
+hack/build-tools.sh controller-gen >/dev/null
+rm -f crds/*.yaml
+"$GOBIN/controller-gen" crd paths=./api/... output:crd:artifacts:config=crds
+# KubeVirt users still apply kubevirt.io/v1alpha3 manifests: serve it with the v1 schema.
+go run ./hack/crd-versions --also-serve v1alpha3 crds/*.yaml
