@@ -96,7 +96,9 @@ func TestVirtualMachineInstanceCRUD(t *testing.T) {
 		func(vmi *v1.VirtualMachineInstance) {
 			vmi.Status = v1.VirtualMachineInstanceStatus{Phase: v1.Scheduling, NodeName: "node-a"}
 		},
-		func(vmi *v1.VirtualMachineInstance) bool { return vmi.Status.Phase == v1.Scheduling && vmi.Status.NodeName == "node-a" })
+		func(vmi *v1.VirtualMachineInstance) bool {
+			return vmi.Status.Phase == v1.Scheduling && vmi.Status.NodeName == "node-a"
+		})
 }
 
 func TestVirtualMachineInstanceReplicaSetCRUD(t *testing.T) {
@@ -105,7 +107,9 @@ func TestVirtualMachineInstanceReplicaSetCRUD(t *testing.T) {
 		func(rs *v1.VirtualMachineInstanceReplicaSet) {
 			rs.Status = v1.VirtualMachineInstanceReplicaSetStatus{Replicas: 2, ReadyReplicas: 1, LabelSelector: "rs=crud"}
 		},
-		func(rs *v1.VirtualMachineInstanceReplicaSet) bool { return rs.Status.Replicas == 2 && rs.Status.ReadyReplicas == 1 })
+		func(rs *v1.VirtualMachineInstanceReplicaSet) bool {
+			return rs.Status.Replicas == 2 && rs.Status.ReadyReplicas == 1
+		})
 }
 
 func TestStatusIsASubresource(t *testing.T) {

@@ -58,9 +58,11 @@ func TestInvalidVirtualMachinesAreRejected(t *testing.T) {
 			want:   "no memory requested",
 		},
 		{
-			name:   "zero guest memory",
-			mutate: func(vm *v1.VirtualMachine) { vm.Spec.Template.Spec.Domain.Memory = &v1.Memory{Guest: ptr.To(resource.MustParse("0"))} },
-			want:   "spec.domain.memory.guest must be greater than zero",
+			name: "zero guest memory",
+			mutate: func(vm *v1.VirtualMachine) {
+				vm.Spec.Template.Spec.Domain.Memory = &v1.Memory{Guest: ptr.To(resource.MustParse("0"))}
+			},
+			want: "spec.domain.memory.guest must be greater than zero",
 		},
 	}
 	ns := newNamespace(t)

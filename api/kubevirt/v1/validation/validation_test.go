@@ -76,7 +76,9 @@ func TestValidateVirtualMachineSpec(t *testing.T) {
 }
 
 func TestValidateReplicaSetSpec(t *testing.T) {
-	selector := func(labels map[string]string) *metav1.LabelSelector { return &metav1.LabelSelector{MatchLabels: labels} }
+	selector := func(labels map[string]string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: labels}
+	}
 	tests := []struct {
 		name string
 		spec v1.VirtualMachineInstanceReplicaSetSpec
