@@ -5,15 +5,19 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 generated=(api client crds)
 
+before=$(mktemp -d)
+trap 'rm -rf "$before"' EXIT
+cp -a "${generated[@]}" "$before/"
 hack/update-codegen.sh >/dev/null
-stale=$(git status --porcelain -- "${generated[@]}")
-if [ -n "$stale" ]; then
-  echo "generated files are stale; run 'make generate' and commit:" >&2
-  echo "$stale" >&2
-  git diff --stat -- "${generated[@]}" >&2
+stale=0
+for dir in "${generated[@]}"; do
+  diff -r "$before/$dir" "$dir" >&2 || stale=1
+done
+if [ $stale -ne 0 ]; then
+  echo "generated files were stale and have been regenerated: review and commit them" >&2
   exit 1
 fi
-unformatted=$(gofmt -l $(git ls-files '*.go'))
+unformatted=$(gofmt -l $(git ls-files --cached --others --exclude-standard '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:" >&2; echo "$unformatted" >&2
   exit 1
