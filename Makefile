@@ -4,13 +4,17 @@ BINARIES := virt-controller virt-handler virt-launcher virt-api vmctl virtctl
 TOOLS_BIN := $(CURDIR)/_out/tools/bin
 export VMCTL_TOOLS_BIN := $(TOOLS_BIN)
 
-.PHONY: all build generate verify lint unit integration test tools clean
+.PHONY: all build images generate verify lint unit integration test tools clean
 
 all: build
 
 ## build: every binary into _out/bin (static, no cgo)
 build:
 	CGO_ENABLED=0 go build -trimpath -o _out/bin/ $(addprefix ./cmd/,$(BINARIES))
+
+## images: every component image as a tarball in _out/images (no Docker: go-containerregistry)
+images: build
+	go run ./hack/imagebuilder --out _out/images
 
 ## generate: deepcopy, clientset, listers, informers, apply configurations and CRDs from api/
 generate:
