@@ -19,7 +19,7 @@ kube::codegen::gen_client \
   api
 
 hack/build-tools.sh controller-gen >/dev/null
-rm -f crds/*.yaml
+rm -f crds/kubevirt.io_*.yaml
 "$GOBIN/controller-gen" crd paths=./api/... output:crd:artifacts:config=crds
 # KubeVirt users still apply kubevirt.io/v1alpha3 manifests: serve it with the v1 schema.
-go run ./hack/crd-versions --also-serve v1alpha3 crds/*.yaml
+go run ./hack/crd-versions --also-serve v1alpha3 crds/kubevirt.io_*.yaml

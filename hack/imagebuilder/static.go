@@ -15,7 +15,11 @@ import (
 const nonRoot = "65532:65532"
 
 func init() {
-	register("pause", func(b *Builder) (v1.Image, error) { return b.pauseImage() })
+	// Small programs of the project's own, built here: the local cluster's pod sandbox and
+	// the e2e tests' web server.
+	for name, pkg := range map[string]string{"pause": "./hack/pause", "hello": "./test/images/hello"} {
+		register(name, func(b *Builder) (v1.Image, error) { return b.programImage(pkg, name) })
+	}
 	for binary, user := range map[string]string{
 		"virt-controller": nonRoot,
 		"virt-api":        nonRoot,
@@ -50,16 +54,17 @@ func (b *Builder) staticImage(local, binary, user string) (v1.Image, error) {
 	return withConfig(img, v1.Config{Entrypoint: []string{"/usr/bin/" + binary}, User: user})
 }
 
-// pauseImage builds hack/pause, the sandbox of every pod of the local cluster.
-func (b *Builder) pauseImage() (v1.Image, error) {
-	out := filepath.Join(b.Root, "_out", "bin", "pause")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./hack/pause")
+// programImage builds a Go main package that is not one of the project's binaries and puts
+// it alone in an image.
+func (b *Builder) programImage(pkg, name string) (v1.Image, error) {
+	out := filepath.Join(b.Root, "_out", "bin", name)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = b.Root, os.Stderr, os.Stderr
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("build pause: %w", err)
+		return nil, fmt.Errorf("build %s: %w", pkg, err)
 	}
-	return b.staticImage(out, "pause", nonRoot)
+	return b.staticImage(out, name, nonRoot)
 }
 
 // withConfig sets an image's run configuration for linux/amd64 with a fixed creation time.

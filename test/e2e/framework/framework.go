@@ -1,0 +1,123 @@
+// Package framework is what every e2e test stands on: clients for the local cluster, a fresh
+// namespace per test, waiting, and a dump of what happened when a test fails.
+package framework
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/test/apiserver"
+)
+
+// ProjectNamespace is where manifests/ installs the project's components.
+const ProjectNamespace = "kubevirt"
+
+// Framework is one test's view of the cluster.
+type Framework struct {
+	t         *testing.T
+	Config    *rest.Config
+	Kube      kubernetes.Interface
+	Virt      versioned.Interface
+	Namespace string
+}
+
+// New connects to the cluster of $KUBECONFIG (default: the local cluster's, _cluster/kubeconfig)
+// and creates a namespace for the test. When the test ends the namespace is dumped if the test
+// failed, then deleted.
+func New(t *testing.T) *Framework {
+	t.Helper()
+	cfg, err := restConfig()
+	if err != nil {
+		t.Fatalf("cluster config: %v", err)
+	}
+	f := &Framework{t: t, Config: cfg}
+	if f.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if f.Virt, err = versioned.NewForConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := f.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: namespacePrefix(t.Name()), Labels: map[string]string{"vmctl.io/e2e": "true"}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create test namespace: %v", err)
+	}
+	f.Namespace = ns.Name
+	t.Cleanup(func() {
+		if t.Failed() {
+			f.Dump(f.Namespace)
+			f.Dump(ProjectNamespace)
+		}
+		if err := f.Kube.CoreV1().Namespaces().Delete(context.Background(), f.Namespace, metav1.DeleteOptions{}); err != nil {
+			t.Logf("delete namespace %s: %v", f.Namespace, err)
+		}
+	})
+	return f
+}
+
+func restConfig() (*rest.Config, error) {
+	path := os.Getenv("KUBECONFIG")
+	if path == "" {
+		root, err := apiserver.RepoRoot()
+		if err != nil {
+			return nil, err
+		}
+		path = filepath.Join(root, "_cluster", "kubeconfig")
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = 50, 100
+	return cfg, nil
+}
+
+var notDNS = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// namespacePrefix turns a test name into a readable namespace prefix: e2e-<test>-.
+func namespacePrefix(testName string) string {
+	name := notDNS.ReplaceAllString(strings.ToLower(testName), "-")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	return "e2e-" + strings.Trim(name, "-") + "-"
+}
+
+// Context is a context for one step of a test, ended with the test.
+func (f *Framework) Context() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	f.t.Cleanup(cancel)
+	return ctx
+}
+
+// Eventually polls condition every 250ms until it returns true, failing the test with what
+// was awaited after timeout. An error from condition is remembered and reported, not fatal.
+func (f *Framework) Eventually(timeout time.Duration, what string, condition func(ctx context.Context) (bool, error)) {
+	f.t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(f.Context(), 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		done, err := condition(ctx)
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		return done, nil
+	})
+	if err != nil {
+		f.t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
+	}
+}

@@ -1,0 +1,170 @@
+//go:build e2e
+
+// Package e2e holds the end-to-end tests: they run against a real cluster (make cluster-up,
+// make cluster-sync) and read like the user guide: create, observe, assert.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/vmctl/vmctl/test/e2e/framework"
+)
+
+func TestTheNodeIsReadyAndSchedulable(t *testing.T) {
+	f := framework.New(t)
+	nodes, err := f.Kube.CoreV1().Nodes().List(f.Context(), metav1.ListOptions{LabelSelector: "kubevirt.io/schedulable=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes.Items) == 0 {
+		t.Fatal("no node labelled kubevirt.io/schedulable=true")
+	}
+	for _, node := range nodes.Items {
+		if !nodeReady(&node) {
+			t.Errorf("node %s is not Ready: %v", node.Name, node.Status.Conditions)
+		}
+	}
+}
+
+func nodeReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func TestTheProjectsComponentsAreReady(t *testing.T) {
+	f := framework.New(t)
+	f.WaitDeploymentReady(framework.ProjectNamespace, "virt-controller", 2*time.Minute)
+	f.WaitDeploymentReady(framework.ProjectNamespace, "virt-api", 2*time.Minute)
+	f.WaitDaemonSetReady(framework.ProjectNamespace, "virt-handler", 2*time.Minute)
+}
+
+// TestADeploymentIsReachedThroughAClusterIPService is the cluster's own smoke test: pods of a
+// project-built image get IPs, and kube-proxy spreads a Service's traffic over them.
+func TestADeploymentIsReachedThroughAClusterIPService(t *testing.T) {
+	f := framework.New(t)
+	ctx := f.Context()
+	labels := map[string]string{"app": "hello"}
+	if _, err := f.Kube.AppsV1().Deployments(f.Namespace).Create(ctx, helloDeployment(labels, 2), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := f.Kube.CoreV1().Services(f.Namespace).Create(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "hello"},
+		Spec: corev1.ServiceSpec{
+			Selector: labels,
+			Ports:    []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WaitDeploymentReady(f.Namespace, "hello", 2*time.Minute)
+
+	url := fmt.Sprintf("http://%s:80/", svc.Spec.ClusterIP)
+	answered := map[string]bool{}
+	f.Eventually(time.Minute, "both pods to answer on "+url, func(ctx context.Context) (bool, error) {
+		pod, err := get(ctx, url)
+		if err != nil {
+			return false, err
+		}
+		answered[pod] = true
+		return len(answered) == 2, nil
+	})
+}
+
+// TestOrphanDeleteLeavesTheReplicaSet deletes a Deployment with --cascade=orphan: as
+// Kubernetes documents, its ReplicaSet and pods stay, no longer owned by anything.
+func TestOrphanDeleteLeavesTheReplicaSet(t *testing.T) {
+	f := framework.New(t)
+	ctx := f.Context()
+	labels := map[string]string{"app": "orphaned"}
+	d := helloDeployment(labels, 1)
+	d.Name = "orphaned"
+	if _, err := f.Kube.AppsV1().Deployments(f.Namespace).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.WaitDeploymentReady(f.Namespace, "orphaned", 2*time.Minute)
+
+	err := f.Kube.AppsV1().Deployments(f.Namespace).Delete(ctx, "orphaned",
+		metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationOrphan)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Eventually(time.Minute, "the ReplicaSet to lose its owner", func(ctx context.Context) (bool, error) {
+		if _, err := f.Kube.AppsV1().Deployments(f.Namespace).Get(ctx, "orphaned", metav1.GetOptions{}); err == nil {
+			return false, nil
+		}
+		rss, err := f.Kube.AppsV1().ReplicaSets(f.Namespace).List(ctx, metav1.ListOptions{})
+		if err != nil || len(rss.Items) != 1 {
+			return false, fmt.Errorf("want 1 ReplicaSet, got %d (%v)", len(rss.Items), err)
+		}
+		return len(rss.Items[0].OwnerReferences) == 0, nil
+	})
+	pods, err := f.Kube.CoreV1().Pods(f.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 1 || pods.Items[0].DeletionTimestamp != nil || pods.Items[0].Status.Phase != corev1.PodRunning {
+		t.Errorf("want the orphaned pod still running, got %d pods: %+v", len(pods.Items), pods.Items)
+	}
+}
+
+func helloDeployment(labels map[string]string, replicas int32) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "hello"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					TerminationGracePeriodSeconds: ptr.To[int64](1),
+					Containers: []corev1.Container{{
+						Name:            "hello",
+						Image:           "vmctl/hello:devel",
+						ImagePullPolicy: corev1.PullIfNotPresent,
+						Ports:           []corev1.ContainerPort{{ContainerPort: 8080}},
+						ReadinessProbe: &corev1.Probe{
+							ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(8080)}},
+							PeriodSeconds: 1,
+						},
+					}},
+				},
+			},
+		},
+	}
+}
+
+// freshConnections opens a new connection per request, so kube-proxy picks a backend each time.
+var freshConnections = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
+// get fetches a URL with a short timeout and returns the body.
+func get(ctx context.Context, url string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := freshConnections.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return string(body), err
+}
