@@ -1,0 +1,95 @@
+package vm
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// observed is what the VM controller knows when it summarises a VirtualMachine.
+type observed struct {
+	vm  *v1.VirtualMachine
+	vmi *v1.VirtualMachineInstance
+	// pod is the instance's launcher pod, when one exists.
+	pod *corev1.Pod
+	// starting: this sync created an instance, or a creation is still expected.
+	starting bool
+	// backingOff: a start is due but the crash-loop backoff holds it.
+	backingOff bool
+}
+
+// printableStatus is the one-word summary `kubectl get vm` shows; the first match wins, in
+// KubeVirt's order.
+func printableStatus(o observed) v1.VirtualMachinePrintableStatus {
+	vmi := o.vmi
+	exists := vmi != nil
+	final := exists && vmi.Status.Phase.IsFinal()
+	switch {
+	case o.vm.DeletionTimestamp != nil:
+		return v1.VirtualMachineStatusTerminating
+	case exists && !final && vmi.DeletionTimestamp != nil:
+		return v1.VirtualMachineStatusStopping
+	case exists && hasCondition(vmi, v1.VirtualMachineInstancePaused, corev1.ConditionTrue):
+		return v1.VirtualMachineStatusPaused
+	case exists && vmi.Status.Phase == v1.Running:
+		return v1.VirtualMachineStatusRunning
+	case exists && !final && podUnschedulable(o.pod):
+		return v1.VirtualMachineStatusUnschedulable
+	case exists && !final && imagePullReason(o.pod) != "":
+		return imagePullReason(o.pod)
+	case o.starting || (exists && isStarting(vmi.Status.Phase)):
+		return v1.VirtualMachineStatusStarting
+	case o.backingOff:
+		return v1.VirtualMachineStatusCrashLoopBackOff
+	case !exists || final:
+		return v1.VirtualMachineStatusStopped
+	}
+	return v1.VirtualMachineStatusUnknown
+}
+
+func isStarting(phase v1.VirtualMachineInstancePhase) bool {
+	switch phase {
+	case v1.VmPhaseUnset, v1.Pending, v1.Scheduling, v1.Scheduled:
+		return true
+	}
+	return false
+}
+
+func hasCondition(vmi *v1.VirtualMachineInstance, t v1.VirtualMachineInstanceConditionType, status corev1.ConditionStatus) bool {
+	for _, c := range vmi.Status.Conditions {
+		if c.Type == t {
+			return c.Status == status
+		}
+	}
+	return false
+}
+
+func podUnschedulable(pod *corev1.Pod) bool {
+	if pod == nil {
+		return false
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			return c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
+		}
+	}
+	return false
+}
+
+// imagePullReason is ErrImagePull or ImagePullBackOff when a launcher container waits on its image.
+func imagePullReason(pod *corev1.Pod) v1.VirtualMachinePrintableStatus {
+	if pod == nil {
+		return ""
+	}
+	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for _, cs := range statuses {
+			if w := cs.State.Waiting; w != nil {
+				switch w.Reason {
+				case string(v1.VirtualMachineStatusErrImagePull), string(v1.VirtualMachineStatusImagePullBackOff):
+					return v1.VirtualMachinePrintableStatus(w.Reason)
+				}
+			}
+		}
+	}
+	return ""
+}
