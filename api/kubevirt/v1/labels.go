@@ -1,0 +1,16 @@
+package v1
+
+// Labels and annotations the components put on objects, with KubeVirt's names so that
+// selectors users already wrote keep working.
+const (
+	// AppLabel marks the project's pods; launcher pods carry AppLabel=virt-launcher.
+	AppLabel = "kubevirt.io"
+	// LauncherApp is AppLabel's value on launcher pods.
+	LauncherApp = "virt-launcher"
+	// CreatedByLabel on a launcher pod is the UID of the instance it runs.
+	CreatedByLabel = "kubevirt.io/created-by"
+	// NodeNameLabel on an instance is the node it was scheduled to.
+	NodeNameLabel = "kubevirt.io/nodeName"
+	// SchedulableLabel marks nodes whose handler is ready to run instances.
+	SchedulableLabel = "kubevirt.io/schedulable"
+)

@@ -1,0 +1,186 @@
+// Package vm is the VirtualMachine controller: it keeps at most one instance of the same
+// name per VirtualMachine, as its run strategy and state change requests say, and reports
+// the outcome in the VirtualMachine's status.
+package vm
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
+	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
+	"github.com/vmctl/vmctl/controller/expectations"
+)
+
+// ControllerName is the component name on events the controller records.
+const ControllerName = "virtualmachine-controller"
+
+var vmKind = v1.SchemeGroupVersion.WithKind("VirtualMachine")
+
+// Controller reconciles VirtualMachines.
+type Controller struct {
+	virt      versioned.Interface
+	vmLister  listers.VirtualMachineLister
+	vmiLister listers.VirtualMachineInstanceLister
+	podLister corelisters.PodLister
+	synced    []cache.InformerSynced
+
+	queue        workqueue.TypedRateLimitingInterface[string]
+	recorder     record.EventRecorder
+	expectations *expectations.Expectations
+	clock        clock.Clock
+	jitter       func(time.Duration) time.Duration
+}
+
+// New wires the controller to its informers. Pods are watched only to summarise launcher
+// trouble (unschedulable, image pulls) in the VirtualMachine's printable status.
+func New(virt versioned.Interface, vms informers.VirtualMachineInformer, vmis informers.VirtualMachineInstanceInformer,
+	pods coreinformers.PodInformer, recorder record.EventRecorder) (*Controller, error) {
+	c := &Controller{
+		virt:         virt,
+		vmLister:     vms.Lister(),
+		vmiLister:    vmis.Lister(),
+		podLister:    pods.Lister(),
+		synced:       []cache.InformerSynced{vms.Informer().HasSynced, vmis.Informer().HasSynced, pods.Informer().HasSynced},
+		queue:        workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](), workqueue.TypedRateLimitingQueueConfig[string]{Name: "virtualmachine"}),
+		recorder:     recorder,
+		expectations: expectations.New(),
+		clock:        clock.RealClock{},
+		jitter:       randomJitter,
+	}
+	if _, err := vms.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueue,
+		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
+		DeleteFunc: c.enqueue,
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := vmis.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.addVMI,
+		UpdateFunc: c.updateVMI,
+		DeleteFunc: c.deleteVMI,
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueForPod,
+		UpdateFunc: func(_, obj any) { c.enqueueForPod(obj) },
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run processes VirtualMachines with workers goroutines until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	if !cache.WaitForNamedCacheSync(ControllerName, ctx.Done(), c.synced...) {
+		return fmt.Errorf("%s: caches did not sync", ControllerName)
+	}
+	for range workers {
+		go wait.UntilWithContext(ctx, c.worker, time.Second)
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func (c *Controller) worker(ctx context.Context) {
+	for c.processNext(ctx) {
+	}
+}
+
+func (c *Controller) processNext(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	if err := c.sync(ctx, key); err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "syncing VirtualMachine", "key", key)
+		c.queue.AddRateLimited(key)
+		return true
+	}
+	c.queue.Forget(key)
+	return true
+}
+
+func (c *Controller) enqueue(obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.queue.Add(key)
+}
+
+// vmKeyOf maps an instance to the key of the VirtualMachine that owns it, or that would
+// adopt it: a VirtualMachine and its instance share namespace and name.
+func vmKeyOf(vmi *v1.VirtualMachineInstance) (string, bool) {
+	ref := metav1.GetControllerOf(vmi)
+	if ref != nil && (ref.Kind != vmKind.Kind || ref.APIVersion != vmKind.GroupVersion().String()) {
+		return "", false
+	}
+	return vmi.Namespace + "/" + vmi.Name, true
+}
+
+func (c *Controller) addVMI(obj any) {
+	vmi := obj.(*v1.VirtualMachineInstance)
+	if key, ok := vmKeyOf(vmi); ok {
+		c.expectations.CreationObserved(key)
+		c.queue.Add(key)
+	}
+}
+
+func (c *Controller) updateVMI(_, obj any) {
+	if key, ok := vmKeyOf(obj.(*v1.VirtualMachineInstance)); ok {
+		c.queue.Add(key)
+	}
+}
+
+func (c *Controller) deleteVMI(obj any) {
+	vmi, ok := obj.(*v1.VirtualMachineInstance)
+	if !ok {
+		tombstone, isTombstone := obj.(cache.DeletedFinalStateUnknown)
+		if vmi, ok = tombstone.Obj.(*v1.VirtualMachineInstance); !isTombstone || !ok {
+			utilruntime.HandleError(fmt.Errorf("unexpected object in VMI delete handler: %T", obj))
+			return
+		}
+	}
+	if key, ok := vmKeyOf(vmi); ok {
+		c.expectations.DeletionObserved(key, vmi.UID)
+		c.queue.Add(key)
+	}
+}
+
+// enqueueForPod maps a launcher pod to its instance's VirtualMachine.
+func (c *Controller) enqueueForPod(obj any) {
+	pod := obj.(*corev1.Pod)
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil || ref.Kind != "VirtualMachineInstance" {
+		return
+	}
+	if _, err := c.vmLister.VirtualMachines(pod.Namespace).Get(ref.Name); err == nil {
+		c.queue.Add(pod.Namespace + "/" + ref.Name)
+	}
+}
+
+// logger is the controller's logger for one VirtualMachine.
+func logger(ctx context.Context, vm *v1.VirtualMachine) klog.Logger {
+	return klog.FromContext(ctx).WithValues("vm", klog.KObj(vm))
+}

@@ -1,0 +1,224 @@
+package vm
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	k8sv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubeinformers "k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	core "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/client/clientset/versioned/fake"
+	informers "github.com/vmctl/vmctl/client/informers/externalversions"
+)
+
+// fixture is a controller over fake clients whose informer caches are filled by hand, so a
+// test states exactly what the controller sees and checks exactly what it writes.
+type fixture struct {
+	t        *testing.T
+	client   *fake.Clientset
+	recorder *record.FakeRecorder
+	c        *Controller
+	factory  informers.SharedInformerFactory
+}
+
+func newFixture(t *testing.T, vms []*v1.VirtualMachine, vmis []*v1.VirtualMachineInstance) *fixture {
+	var objects []runtime.Object
+	for _, vm := range vms {
+		objects = append(objects, vm)
+	}
+	for _, vmi := range vmis {
+		objects = append(objects, vmi)
+	}
+	f := &fixture{t: t, client: fake.NewSimpleClientset(objects...), recorder: record.NewFakeRecorder(10)}
+	f.factory = informers.NewSharedInformerFactory(f.client, 0)
+	kube := kubeinformers.NewSharedInformerFactory(kubefake.NewSimpleClientset(), 0)
+	c, err := New(f.client, f.factory.Kubevirt().V1().VirtualMachines(), f.factory.Kubevirt().V1().VirtualMachineInstances(), kube.Core().V1().Pods(), f.recorder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.jitter = noJitter
+	for _, vm := range vms {
+		_ = f.factory.Kubevirt().V1().VirtualMachines().Informer().GetIndexer().Add(vm)
+	}
+	for _, vmi := range vmis {
+		_ = f.factory.Kubevirt().V1().VirtualMachineInstances().Informer().GetIndexer().Add(vmi)
+	}
+	f.c = c
+	return f
+}
+
+// sync runs one sync of the VM and returns the write actions it made.
+func (f *fixture) sync(key string) []core.Action {
+	f.t.Helper()
+	f.client.ClearActions()
+	if err := f.c.sync(context.Background(), key); err != nil {
+		f.t.Fatalf("sync: %v", err)
+	}
+	var writes []core.Action
+	for _, a := range f.client.Actions() {
+		if a.GetVerb() != "get" && a.GetVerb() != "list" && a.GetVerb() != "watch" {
+			writes = append(writes, a)
+		}
+	}
+	return writes
+}
+
+func verbs(actions []core.Action) string {
+	var out []string
+	for _, a := range actions {
+		v := a.GetVerb() + " " + a.GetResource().Resource
+		if sub := a.GetSubresource(); sub != "" {
+			v += "/" + sub
+		}
+		out = append(out, v)
+	}
+	return strings.Join(out, ", ")
+}
+
+func newVM(strategy v1.VirtualMachineRunStrategy) *v1.VirtualMachine {
+	return &v1.VirtualMachine{
+		ObjectMeta: metav1.ObjectMeta{Name: "vm", Namespace: "ns", UID: "vm-uid", Generation: 1},
+		Spec: v1.VirtualMachineSpec{
+			RunStrategy: ptr.To(strategy),
+			Template: &v1.VirtualMachineInstanceTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{
+					Resources: v1.ResourceRequirements{Requests: k8sv1.ResourceList{k8sv1.ResourceMemory: resource.MustParse("64Mi")}},
+					Firmware:  &v1.Firmware{UUID: "fixed-uuid"},
+				}},
+			},
+		},
+	}
+}
+
+func ownedInstance(vm *v1.VirtualMachine, phase v1.VirtualMachineInstancePhase) *v1.VirtualMachineInstance {
+	vmi := renderInstance(vm)
+	vmi.UID = currentUID
+	vmi.Status.Phase = phase
+	return vmi
+}
+
+func TestSyncCreatesTheInstance(t *testing.T) {
+	vm := newVM(v1.RunStrategyAlways)
+	f := newFixture(t, []*v1.VirtualMachine{vm}, nil)
+	if got, want := verbs(f.sync("ns/vm")), "create virtualmachineinstances, update virtualmachines/status"; got != want {
+		t.Fatalf("actions: %s, want %s", got, want)
+	}
+	vmi, err := f.client.KubevirtV1().VirtualMachineInstances("ns").Get(context.Background(), "vm", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref := metav1.GetControllerOf(vmi); ref == nil || ref.UID != vm.UID || !*ref.BlockOwnerDeletion {
+		t.Errorf("owner reference %+v, want controller %s blocking deletion", ref, vm.UID)
+	}
+	if vmi.Labels["app"] != "web" || vmi.Spec.Domain.Firmware.UUID != "fixed-uuid" {
+		t.Errorf("instance does not carry the template: labels %v uuid %q", vmi.Labels, vmi.Spec.Domain.Firmware.UUID)
+	}
+	if e := <-f.recorder.Events; !strings.Contains(e, SuccessfulCreate) {
+		t.Errorf("event %q, want %s", e, SuccessfulCreate)
+	}
+	status, _ := f.client.KubevirtV1().VirtualMachines("ns").Get(context.Background(), "vm", metav1.GetOptions{})
+	if status.Status.PrintableStatus != v1.VirtualMachineStatusStarting {
+		t.Errorf("printable status %s, want Starting", status.Status.PrintableStatus)
+	}
+
+	// The informer has not seen the new instance yet: a second sync must not create again.
+	if got := verbs(f.sync("ns/vm")); strings.Contains(got, "create") {
+		t.Errorf("second sync under informer lag: %s", got)
+	}
+}
+
+func TestSyncPersistsAFirmwareUUIDAtFirstStart(t *testing.T) {
+	vm := newVM(v1.RunStrategyAlways)
+	vm.Spec.Template.Spec.Domain.Firmware = nil
+	f := newFixture(t, []*v1.VirtualMachine{vm}, nil)
+	if got, want := verbs(f.sync("ns/vm")), "update virtualmachines, create virtualmachineinstances, update virtualmachines/status"; got != want {
+		t.Fatalf("actions: %s, want %s", got, want)
+	}
+	stored, _ := f.client.KubevirtV1().VirtualMachines("ns").Get(context.Background(), "vm", metav1.GetOptions{})
+	vmi, _ := f.client.KubevirtV1().VirtualMachineInstances("ns").Get(context.Background(), "vm", metav1.GetOptions{})
+	uuid := stored.Spec.Template.Spec.Domain.Firmware.UUID
+	if uuid == "" || vmi.Spec.Domain.Firmware.UUID != uuid {
+		t.Errorf("VM UUID %q, instance UUID %q: want the same, non-empty", uuid, vmi.Spec.Domain.Firmware.UUID)
+	}
+}
+
+func TestSyncStopsAHaltedVM(t *testing.T) {
+	vm := newVM(v1.RunStrategyHalted)
+	f := newFixture(t, []*v1.VirtualMachine{vm}, []*v1.VirtualMachineInstance{ownedInstance(vm, v1.Running)})
+	if got, want := verbs(f.sync("ns/vm")), "delete virtualmachineinstances, update virtualmachines/status"; got != want {
+		t.Fatalf("actions: %s, want %s", got, want)
+	}
+	if f.c.expectations.Satisfied("ns/vm") {
+		t.Error("the deletion is not recorded as expected")
+	}
+}
+
+func TestSyncAdoptsAnOrphanedInstance(t *testing.T) {
+	vm := newVM(v1.RunStrategyAlways)
+	orphan := ownedInstance(vm, v1.Running)
+	orphan.OwnerReferences = nil
+	f := newFixture(t, []*v1.VirtualMachine{vm}, []*v1.VirtualMachineInstance{orphan})
+	got := verbs(f.sync("ns/vm"))
+	if !strings.HasPrefix(got, "patch virtualmachineinstances") || strings.Contains(got, "create") {
+		t.Fatalf("actions: %s, want an adoption patch and no create", got)
+	}
+}
+
+func TestSyncReportsProblemsWithoutActing(t *testing.T) {
+	foreign := ownedInstance(newVM(v1.RunStrategyAlways), v1.Running)
+	foreign.OwnerReferences[0].UID = "someone-else"
+	noSource := newVM(v1.RunStrategyAlways)
+	noSource.Spec.Template.Spec.Volumes = []v1.Volume{{Name: "disk"}}
+	both := newVM(v1.RunStrategyAlways)
+	both.Spec.Running = ptr.To(true)
+
+	tests := []struct {
+		name    string
+		vm      *v1.VirtualMachine
+		vmis    []*v1.VirtualMachineInstance
+		message string
+	}{
+		{"instance controlled by another owner", newVM(v1.RunStrategyAlways), []*v1.VirtualMachineInstance{foreign}, "is controlled by"},
+		{"template that cannot run", noSource, nil, "must set exactly one volume source"},
+		{"running and runStrategy", both, nil, "mutually exclusive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, []*v1.VirtualMachine{tt.vm}, tt.vmis)
+			if got := verbs(f.sync("ns/vm")); got != "update virtualmachines/status" {
+				t.Fatalf("actions: %s, want only a status update", got)
+			}
+			stored, _ := f.client.KubevirtV1().VirtualMachines("ns").Get(context.Background(), "vm", metav1.GetOptions{})
+			var failure *v1.VirtualMachineCondition
+			for i := range stored.Status.Conditions {
+				if stored.Status.Conditions[i].Type == v1.VirtualMachineFailure {
+					failure = &stored.Status.Conditions[i]
+				}
+			}
+			if failure == nil || failure.Status != k8sv1.ConditionTrue || !strings.Contains(failure.Message, tt.message) {
+				t.Errorf("Failure condition %+v, want True saying %q", failure, tt.message)
+			}
+		})
+	}
+}
+
+func TestSyncWritesNoStatusWhenNothingChanged(t *testing.T) {
+	vm := newVM(v1.RunStrategyHalted)
+	f := newFixture(t, []*v1.VirtualMachine{vm}, nil)
+	f.sync("ns/vm")
+	stored, _ := f.client.KubevirtV1().VirtualMachines("ns").Get(context.Background(), "vm", metav1.GetOptions{})
+	_ = f.factory.Kubevirt().V1().VirtualMachines().Informer().GetIndexer().Update(stored)
+	if got := verbs(f.sync("ns/vm")); got != "" {
+		t.Errorf("second sync of an unchanged VM wrote: %s", got)
+	}
+}

@@ -1,0 +1,154 @@
+package vm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/api/kubevirt/v1/validation"
+)
+
+// Event reasons, as KubeVirt records them.
+const (
+	SuccessfulCreate = "SuccessfulCreate"
+	SuccessfulDelete = "SuccessfulDelete"
+	FailedCreate     = "FailedCreate"
+	FailedDelete     = "FailedDelete"
+)
+
+// sync reconciles one VirtualMachine: it reads from the listers, decides, acts at most once
+// per expectation, and writes status only when it changed.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	cached, err := c.vmLister.VirtualMachines(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.expectations.Forget(key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	vm := cached.DeepCopy()
+	now := c.clock.Now()
+
+	vmi, syncErr := c.claimInstance(ctx, vm)
+	strategy, strategyErr := vm.Spec.EffectiveRunStrategy()
+	vm.Status.StartFailure = nextStartFailure(vm.Status.StartFailure, vmi, now, c.jitter)
+
+	var p plan
+	if syncErr == nil && strategyErr == nil && vm.DeletionTimestamp == nil && c.expectations.Satisfied(key) {
+		p = decide(vm, vmi, strategy, now)
+		vm.Status.StateChangeRequests = p.requests
+		syncErr = c.act(ctx, key, vm, vmi, p)
+		if p.backoff > 0 {
+			c.queue.AddAfter(key, p.backoff)
+		}
+	}
+	if strategyErr != nil {
+		syncErr = strategyErr
+	}
+	o := observed{vm: vm, vmi: vmi, pod: c.launcherPod(vmi), starting: p.createVMI || !c.expectations.Satisfied(key), backingOff: p.backoff > 0}
+	c.updateStatusFields(vm, o, strategy, syncErr)
+	if !equality.Semantic.DeepEqual(cached.Status, vm.Status) {
+		if _, err := c.virt.KubevirtV1().VirtualMachines(namespace).UpdateStatus(ctx, vm, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	if strategyErr != nil || apierrors.IsInvalid(syncErr) || errors.Is(syncErr, errForeignOwner) {
+		// Bad input is reported in the status and an event; retrying cannot fix it.
+		return nil
+	}
+	return syncErr
+}
+
+// act carries out a plan: delete the current instance, or create a new one.
+func (c *Controller) act(ctx context.Context, key string, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance, p plan) error {
+	if p.deleteVMI {
+		return c.deleteInstance(ctx, key, vm, vmi)
+	}
+	if p.createVMI {
+		return c.createInstance(ctx, key, vm)
+	}
+	return nil
+}
+
+func (c *Controller) deleteInstance(ctx context.Context, key string, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance) error {
+	c.expectations.ExpectDeletions(key, vmi.UID)
+	err := c.virt.KubevirtV1().VirtualMachineInstances(vm.Namespace).Delete(ctx, vmi.Name,
+		metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr.To(vmi.UID)}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		c.expectations.DeletionObserved(key, vmi.UID)
+		c.recorder.Eventf(vm, corev1.EventTypeWarning, FailedDelete, "Error deleting virtual machine instance %s: %v", vmi.Name, err)
+		return err
+	}
+	c.recorder.Eventf(vm, corev1.EventTypeNormal, SuccessfulDelete, "Stopped the virtual machine by deleting the virtual machine instance %s", vmi.UID)
+	return nil
+}
+
+func (c *Controller) createInstance(ctx context.Context, key string, vm *v1.VirtualMachine) error {
+	if errs := validation.ValidateVirtualMachineSpec(field.NewPath("spec"), &vm.Spec); len(errs) > 0 {
+		err := apierrors.NewInvalid(vmKind.GroupKind(), vm.Name, errs)
+		c.recorder.Eventf(vm, corev1.EventTypeWarning, FailedCreate, "Cannot create a virtual machine instance: %v", errs.ToAggregate())
+		return err
+	}
+	if err := c.ensureFirmwareUUID(ctx, vm); err != nil {
+		return err
+	}
+	vmi := renderInstance(vm)
+	c.expectations.ExpectCreations(key, 1)
+	created, err := c.virt.KubevirtV1().VirtualMachineInstances(vm.Namespace).Create(ctx, vmi, metav1.CreateOptions{})
+	if err != nil {
+		c.expectations.CreationObserved(key)
+		c.recorder.Eventf(vm, corev1.EventTypeWarning, FailedCreate, "Error creating virtual machine instance: %v", err)
+		return err
+	}
+	c.recorder.Eventf(vm, corev1.EventTypeNormal, SuccessfulCreate, "Started the virtual machine by creating the new virtual machine instance %s", created.Name)
+	return nil
+}
+
+// ensureFirmwareUUID persists a random firmware UUID into the template at first start, so the
+// guest sees the same system UUID across restarts and no two VMs share one, whatever their
+// names and namespaces.
+func (c *Controller) ensureFirmwareUUID(ctx context.Context, vm *v1.VirtualMachine) error {
+	domain := &vm.Spec.Template.Spec.Domain
+	if domain.Firmware != nil && domain.Firmware.UUID != "" {
+		return nil
+	}
+	if domain.Firmware == nil {
+		domain.Firmware = &v1.Firmware{}
+	}
+	domain.Firmware.UUID = newUUID()
+	status := vm.Status
+	updated, err := c.virt.KubevirtV1().VirtualMachines(vm.Namespace).Update(ctx, vm, metav1.UpdateOptions{})
+	if err != nil {
+		return fmt.Errorf("persisting the firmware UUID: %w", err)
+	}
+	// Carry on with the stored object (new resourceVersion) and the status computed so far.
+	updated.Status = status
+	*vm = *updated
+	return nil
+}
+
+// launcherPod is the instance's launcher pod from the cache, for the printable status.
+func (c *Controller) launcherPod(vmi *v1.VirtualMachineInstance) *corev1.Pod {
+	if vmi == nil {
+		return nil
+	}
+	pods, err := c.podLister.Pods(vmi.Namespace).List(launcherSelector(vmi))
+	if err != nil || len(pods) == 0 {
+		return nil
+	}
+	return pods[0]
+}
