@@ -1,0 +1,40 @@
+// Package vmi is the VirtualMachineInstance controller: it renders each instance's launcher pod
+// and moves the instance through Pending, Scheduling and Scheduled as the pod progresses, and
+// to Failed when the pod fails or disappears. Running and the guest's own ends are the node's.
+package vmi
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// nextPhase is the phase the VMI controller owns, from the instance's launcher pod (nil when
+// none exists). Running, and the ends a guest reaches by itself, are the node's to report;
+// this controller ends an instance only when its pod is gone or failed.
+func nextPhase(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, podExpected bool) (v1.VirtualMachineInstancePhase, string) {
+	phase := vmi.Status.Phase
+	if phase.IsFinal() {
+		return phase, vmi.Status.Reason
+	}
+	switch {
+	case pod == nil && podExpected:
+		return v1.Scheduling, ""
+	case pod == nil && (phase == v1.VmPhaseUnset || phase == v1.Pending):
+		return v1.Pending, ""
+	case pod == nil:
+		return v1.Failed, "PodDeleted"
+	case pod.Status.Phase == corev1.PodFailed:
+		return v1.Failed, "PodFailed"
+	case pod.Status.Phase == corev1.PodSucceeded && phase != v1.Running:
+		return v1.Failed, "PodExitedBeforeRunning"
+	case pod.Status.Phase == corev1.PodSucceeded:
+		// The launcher exits 0 once the guest has shut down.
+		return v1.Succeeded, ""
+	case phase == v1.Running || phase == v1.Unknown:
+		return phase, vmi.Status.Reason
+	case pod.Status.Phase == corev1.PodRunning && pod.Spec.NodeName != "":
+		return v1.Scheduled, ""
+	}
+	return v1.Scheduling, ""
+}

@@ -1,0 +1,109 @@
+package vmi
+
+import (
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// LauncherOverhead is the memory a launcher pod needs beyond the guest's RAM: libvirtd
+// (~30 MiB) and QEMU's own (~60-70 MiB with TCG, whose translation cache dominates), as
+// measured on this project's nodes.
+var LauncherOverhead = resource.MustParse("128Mi")
+
+// shutdownMargin is added to the instance's grace period for the launcher's own pod: after the
+// guest's grace period the launcher still has to kill the domain and exit.
+const shutdownMargin = 15
+
+// PodConfig is what the cluster decides about every launcher pod.
+type PodConfig struct {
+	// LauncherImage runs libvirt and QEMU.
+	LauncherImage string
+}
+
+// renderLauncherPod is the pod that runs an instance: owned by it, carrying its labels (so a
+// Service selecting the VM's labels reaches the guest) and its placement, sized for the guest
+// plus the launcher's overhead.
+func renderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Pod {
+	labels := maps.Clone(vmi.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[v1.AppLabel] = v1.LauncherApp
+	labels[v1.CreatedByLabel] = string(vmi.UID)
+
+	grace := v1.DefaultTerminationGracePeriodSeconds
+	if vmi.Spec.TerminationGracePeriodSeconds != nil {
+		grace = *vmi.Spec.TerminationGracePeriodSeconds
+	}
+	nodeSelector := maps.Clone(vmi.Spec.NodeSelector)
+	if nodeSelector == nil {
+		nodeSelector = map[string]string{}
+	}
+	nodeSelector[v1.SchedulableLabel] = "true"
+
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName:    "virt-launcher-" + vmi.Name + "-",
+			Namespace:       vmi.Namespace,
+			Labels:          labels,
+			Annotations:     map[string]string{"kubevirt.io/domain": vmi.Name},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(vmi, v1.SchemeGroupVersion.WithKind("VirtualMachineInstance"))},
+		},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                 corev1.RestartPolicyNever,
+			NodeSelector:                  nodeSelector,
+			Affinity:                      vmi.Spec.Affinity.DeepCopy(),
+			Tolerations:                   append([]corev1.Toleration(nil), vmi.Spec.Tolerations...),
+			TerminationGracePeriodSeconds: ptr.To(grace + shutdownMargin),
+			Hostname:                      vmi.Spec.Hostname,
+			AutomountServiceAccountToken:  ptr.To(false),
+			Containers: []corev1.Container{{
+				Name:            "compute",
+				Image:           cfg.LauncherImage,
+				ImagePullPolicy: corev1.PullIfNotPresent,
+				Args:            []string{"--name", vmi.Name, "--namespace", vmi.Namespace, "--uid", string(vmi.UID)},
+				Resources:       launcherResources(vmi),
+			}},
+		},
+	}
+}
+
+// launcherResources requests the guest's memory plus the overhead, and passes CPU requests and
+// any limits through. Without a memory limit set by the user, none is set: a limit too tight
+// gets QEMU OOM-killed.
+func launcherResources(vmi *v1.VirtualMachineInstance) corev1.ResourceRequirements {
+	r := vmi.Spec.Domain.Resources
+	out := corev1.ResourceRequirements{Requests: r.Requests.DeepCopy(), Limits: r.Limits.DeepCopy()}
+	if out.Requests == nil {
+		out.Requests = corev1.ResourceList{}
+	}
+	memory := guestMemory(vmi)
+	if !r.OvercommitGuestOverhead {
+		memory.Add(LauncherOverhead)
+	}
+	out.Requests[corev1.ResourceMemory] = memory
+	if limit, ok := out.Limits[corev1.ResourceMemory]; ok && limit.Cmp(memory) < 0 {
+		// A limit below guest memory plus overhead cannot hold the guest.
+		out.Limits[corev1.ResourceMemory] = memory.DeepCopy()
+	}
+	return out
+}
+
+// guestMemory is the RAM the guest sees: memory.guest, else the memory request, else the limit.
+func guestMemory(vmi *v1.VirtualMachineInstance) resource.Quantity {
+	d := vmi.Spec.Domain
+	switch {
+	case d.Memory != nil && d.Memory.Guest != nil:
+		return d.Memory.Guest.DeepCopy()
+	case !d.Resources.Requests.Memory().IsZero():
+		return d.Resources.Requests.Memory().DeepCopy()
+	default:
+		return d.Resources.Limits.Memory().DeepCopy()
+	}
+}

@@ -1,0 +1,78 @@
+package vmi
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+func TestRenderLauncherPod(t *testing.T) {
+	vmi := &v1.VirtualMachineInstance{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "uid-1", Labels: map[string]string{"app": "web"}},
+		Spec: v1.VirtualMachineInstanceSpec{
+			Domain:                        v1.DomainSpec{Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}},
+			NodeSelector:                  map[string]string{"disk": "ssd"},
+			Tolerations:                   []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}},
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+		},
+	}
+	pod := renderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"})
+
+	if pod.GenerateName != "virt-launcher-web-" {
+		t.Errorf("generateName %q", pod.GenerateName)
+	}
+	if ref := metav1.GetControllerOf(pod); ref == nil || ref.UID != "uid-1" || ref.Kind != "VirtualMachineInstance" {
+		t.Errorf("controller %+v, want the instance", ref)
+	}
+	for k, want := range map[string]string{"app": "web", v1.AppLabel: v1.LauncherApp, v1.CreatedByLabel: "uid-1"} {
+		if pod.Labels[k] != want {
+			t.Errorf("label %s=%q, want %q", k, pod.Labels[k], want)
+		}
+	}
+	if pod.Spec.NodeSelector["disk"] != "ssd" || pod.Spec.NodeSelector[v1.SchedulableLabel] != "true" || len(pod.Spec.Tolerations) != 1 {
+		t.Errorf("placement not copied: %v %v", pod.Spec.NodeSelector, pod.Spec.Tolerations)
+	}
+	if pod.Spec.RestartPolicy != corev1.RestartPolicyNever || *pod.Spec.TerminationGracePeriodSeconds != shutdownMargin {
+		t.Errorf("restart policy %s, grace %d", pod.Spec.RestartPolicy, *pod.Spec.TerminationGracePeriodSeconds)
+	}
+	want := resource.MustParse("64Mi")
+	want.Add(LauncherOverhead)
+	if got := pod.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory]; got.Cmp(want) != 0 {
+		t.Errorf("memory request %s, want %s", got.String(), want.String())
+	}
+	if vmi.Labels[v1.AppLabel] != "" {
+		t.Error("rendering changed the instance's labels")
+	}
+}
+
+func TestLauncherResources(t *testing.T) {
+	mem := func(s string) resource.Quantity { return resource.MustParse(s) }
+	tests := []struct {
+		name        string
+		domain      v1.DomainSpec
+		wantRequest string
+		wantLimit   string
+	}{
+		{"request plus overhead", v1.DomainSpec{Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "384Mi", ""},
+		{"guest memory wins", v1.DomainSpec{Memory: &v1.Memory{Guest: ptr.To(mem("1Gi"))}}, "1152Mi", ""},
+		{"overcommitted overhead", v1.DomainSpec{Resources: v1.ResourceRequirements{OvercommitGuestOverhead: true, Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "256Mi", ""},
+		{"limit raised to hold the guest", v1.DomainSpec{Resources: v1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "384Mi", "384Mi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := launcherResources(&v1.VirtualMachineInstance{Spec: v1.VirtualMachineInstanceSpec{Domain: tt.domain}})
+			if got := r.Requests[corev1.ResourceMemory]; got.Cmp(mem(tt.wantRequest)) != 0 {
+				t.Errorf("request %s, want %s", got.String(), tt.wantRequest)
+			}
+			limit, ok := r.Limits[corev1.ResourceMemory]
+			if tt.wantLimit == "" && ok || tt.wantLimit != "" && limit.Cmp(mem(tt.wantLimit)) != 0 {
+				t.Errorf("limit %v, want %q", r.Limits, tt.wantLimit)
+			}
+		})
+	}
+}
