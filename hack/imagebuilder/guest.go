@@ -1,0 +1,171 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+)
+
+// The testguest image is a KubeVirt kernelBoot container: spec.domain.firmware.kernelBoot
+// .container with kernelPath /boot/vmlinuz and initrdPath /boot/initrd.img. KubeVirt copies the
+// two files out of the image, so it has no base, shell or entrypoint. The kernel is Debian's
+// cloud kernel; the initramfs is busybox, a few modules and hack/images/guest/init.
+const (
+	guestImageDir      = "hack/images/guest"
+	guestKernelMeta    = "linux-image-cloud-amd64"
+	guestBusyboxPkg    = "busybox-static"
+	guestKernelPath    = "/boot/vmlinuz"
+	guestInitrdPath    = "/boot/initrd.img"
+	guestKernelLabel   = "io.vmctl.guest.kernel"
+	guestModulesList   = "modules"
+	guestModulesInInit = "etc/modules.order"
+)
+
+func init() {
+	register("testguest", func(b *Builder) (v1.Image, error) { return b.testguestImage() })
+}
+
+func (b *Builder) testguestImage() (v1.Image, error) {
+	kernel, initrd, version, err := b.testguestBoot()
+	if err != nil {
+		return nil, err
+	}
+	layer, err := layerFromFiles([]File{
+		{Path: guestKernelPath, Mode: 0o644, Data: kernel},
+		{Path: guestInitrdPath, Mode: 0o644, Data: initrd},
+	})
+	if err != nil {
+		return nil, err
+	}
+	img, err := mutate.AppendLayers(empty.Image, layer)
+	if err != nil {
+		return nil, err
+	}
+	return withConfig(img, v1.Config{Labels: map[string]string{guestKernelLabel: version}})
+}
+
+// testguestBoot returns the guest's kernel, its initramfs and the kernel's version.
+func (b *Builder) testguestBoot() (kernel, initrd []byte, version string, err error) {
+	apt, err := aptRecords(guestKernelMeta, guestBusyboxPkg)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	kernelPkg, kernelVersion, err := pinnedDependency(apt[guestKernelMeta], "linux-image-")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	kernelTree, err := b.debTree(kernelPkg, kernelVersion)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	busyboxTree, err := b.debTree(guestBusyboxPkg, apt[guestBusyboxPkg]["Version"])
+	if err != nil {
+		return nil, nil, "", err
+	}
+	// The package's one /lib/modules/<dir> is the kernel's release (uname -r).
+	dirs, err := filepath.Glob(filepath.Join(kernelTree, "lib", "modules", "*"))
+	if err != nil || len(dirs) != 1 {
+		return nil, nil, "", fmt.Errorf("%s: expected one lib/modules/<version>, found %v", kernelPkg, dirs)
+	}
+	version = filepath.Base(dirs[0])
+	kernel, err = os.ReadFile(filepath.Join(kernelTree, "boot", "vmlinuz-"+version))
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("%s: %w", kernelPkg, err)
+	}
+	initrd, err = b.testguestInitramfs(dirs[0], version, filepath.Join(busyboxTree, "bin", "busybox"))
+	return kernel, initrd, version, err
+}
+
+// testguestInitramfs packs busybox, the modules of hack/images/guest/modules with their
+// dependencies, and the scripts of hack/images/guest.
+func (b *Builder) testguestInitramfs(moduleDir, version, busybox string) ([]byte, error) {
+	dir := filepath.Join(b.Root, guestImageDir)
+	wanted, err := readList(filepath.Join(dir, guestModulesList))
+	if err != nil {
+		return nil, err
+	}
+	order, err := moduleLoadOrder(moduleDir, wanted)
+	if err != nil {
+		return nil, err
+	}
+
+	var fs initramfsTree
+	// Mount points and the places busybox --install puts its applet links.
+	for _, d := range []string{"dev", "proc", "sys", "run", "tmp", "var", "root", "sbin", "usr/bin", "usr/sbin"} {
+		fs.dir(d)
+	}
+	// The kernel opens /dev/console for /init before anything is mounted: without this node
+	// /init would run with no stdout, and the marker line would never reach the serial port.
+	fs.add(cpioEntry{Path: "dev/console", Mode: cpioCharDev | 0o600, Major: 5, Minor: 1})
+	fs.add(cpioEntry{Path: "bin/sh", Mode: cpioSymlink | 0o777, Data: []byte("busybox")})
+	for _, f := range []struct{ local, path string }{
+		{busybox, "bin/busybox"},
+		{filepath.Join(dir, "init"), "init"},
+		{filepath.Join(dir, "udhcpc.script"), "etc/udhcpc.script"},
+		// busybox acpid's default action for the power button (event PWRF, code 00000080).
+		{filepath.Join(dir, "power-button"), "etc/acpi/PWRF/00000080"},
+	} {
+		if err := fs.file(f.local, f.path, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	for _, rel := range order {
+		if err := fs.file(filepath.Join(moduleDir, rel), path.Join("lib/modules", version, filepath.ToSlash(rel)), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	fs.add(cpioEntry{Path: guestModulesInInit, Mode: cpioRegular | 0o644, Data: []byte(strings.Join(order, "\n") + "\n")})
+	return gzipInitramfs(fs.entries)
+}
+
+// initramfsTree collects entries and adds every parent directory once.
+type initramfsTree struct {
+	entries []cpioEntry
+	dirs    map[string]bool
+}
+
+func (t *initramfsTree) dir(p string) {
+	if t.dirs == nil {
+		t.dirs = map[string]bool{}
+	}
+	for d := p; d != "." && d != "/" && !t.dirs[d]; d = path.Dir(d) {
+		t.dirs[d] = true
+		t.entries = append(t.entries, cpioEntry{Path: d, Mode: cpioDir | 0o755})
+	}
+}
+
+func (t *initramfsTree) add(e cpioEntry) {
+	t.dir(path.Dir(e.Path))
+	t.entries = append(t.entries, e)
+}
+
+func (t *initramfsTree) file(local, p string, mode uint32) error {
+	data, err := os.ReadFile(local)
+	if err != nil {
+		return err
+	}
+	t.add(cpioEntry{Path: p, Mode: cpioRegular | mode, Data: data})
+	return nil
+}
+
+// readList reads a file of one item a line; '#' starts a comment.
+func readList(file string) ([]string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var items []string
+	for _, line := range strings.Split(string(data), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line != "" {
+			items = append(items, line)
+		}
+	}
+	return items, nil
+}
