@@ -4,7 +4,8 @@ BINARIES := virt-controller virt-handler virt-launcher virt-api vmctl virtctl
 TOOLS_BIN := $(CURDIR)/_out/tools/bin
 export VMCTL_TOOLS_BIN := $(TOOLS_BIN)
 
-.PHONY: all build images generate verify lint unit integration test tools clean
+.PHONY: all build images generate verify lint unit integration e2e e2e-cluster test tools \
+	cluster-up cluster-down cluster-sync clean
 
 all: build
 
@@ -24,9 +25,10 @@ generate:
 verify:
 	hack/verify.sh
 
-## lint: go vet over the project
+## lint: go vet over the project, e2e tests included
 lint:
 	go vet ./...
+	go vet -tags e2e ./test/e2e/...
 
 ## tools: the pinned Kubernetes, etcd and kubectl binaries tests run against (cached by Go)
 tools:
@@ -40,8 +42,28 @@ unit:
 integration: tools
 	go test -count=1 ./test/integration/...
 
+## cluster-up: a real single-node cluster on this machine, state in _cluster/ (NODES=n adds fake nodes)
+cluster-up:
+	NODES=$(NODES) hack/cluster/up.sh
+
+## cluster-down: stop it and remove what it created on the host
+cluster-down:
+	hack/cluster/down.sh
+
+## cluster-sync: build images, load them into the cluster and deploy manifests/
+cluster-sync:
+	hack/cluster-sync.sh
+
+## e2e: the end-to-end suite against a running cluster (KUBECONFIG, default _cluster/kubeconfig)
+e2e:
+	go test -tags e2e -count=1 -timeout 60m ./test/e2e/...
+
+## e2e-cluster: cluster-up, cluster-sync, e2e, cluster-down
+e2e-cluster:
+	hack/e2e-cluster.sh
+
 ## test: everything CI runs
-test: verify lint unit integration
+test: verify lint unit integration e2e-cluster
 
 clean:
 	rm -rf _out

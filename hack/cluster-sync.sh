@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the project's images, loads them into the local cluster's containerd and deploys
+# manifests/. Re-running it rolls the components onto freshly built images.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export KUBECONFIG=${KUBECONFIG:-$root/_cluster/kubeconfig}
+kubectl=$root/_out/tools/bin/kubectl
+ns=kubevirt
+
+make --no-print-directory images
+hack/cluster/load-images.sh
+
+# The images keep their tag across builds, so pods of an earlier sync must be restarted.
+existed=$("$kubectl" -n $ns get deployment,daemonset -o name 2>/dev/null || true)
+"$kubectl" apply -k manifests/
+if [ -n "$existed" ]; then
+  "$kubectl" -n $ns rollout restart $existed
+fi
+for workload in deployment/virt-controller deployment/virt-api daemonset/virt-handler; do
+  "$kubectl" -n $ns rollout status "$workload" --timeout=180s
+done

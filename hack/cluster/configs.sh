@@ -1,0 +1,117 @@
+# shellcheck shell=bash
+# Configuration files of containerd, the CNI network, the kubelet and kube-proxy, rewritten by
+# every up. Sourced by up.sh after lib.sh.
+
+write_configs() {
+  local ip=$1
+  mkdir -p "$CFG" "$CLUSTER/cni/net.d"
+
+  # containerd 1.6 (Debian bookworm). Root, state and socket live under _cluster, so this
+  # containerd never meets another one on the host. Left on the host regardless: shim sockets
+  # in /run/containerd/s (hard-coded in 1.6) and CNI results in /var/lib/cni (down cleans both).
+  cat >"$CFG/containerd.toml" <<EOF
+version = 2
+root = "$CLUSTER/containerd/root"
+state = "$CLUSTER/containerd/state"
+[grpc]
+  address = "$CONTAINERD_SOCK"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$CLUSTER/containerd/opt"
+[plugins."io.containerd.grpc.v1.cri"]
+  # There is no registry: the sandbox image is imported from _out/images (load-images.sh).
+  sandbox_image = "vmctl/pause:devel"
+  # This machine's capability bounding set lacks CAP_SYS_RESOURCE, so runc may not lower
+  # oom_score_adj; without this every sandbox fails with "can't get final child's PID from pipe".
+  restrict_oom_score_adj = true
+  # Pod network namespaces under state/ rather than /var/run/netns.
+  netns_mounts_under_state_dir = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        # The kubelet uses the cgroupfs driver (no systemd on these machines).
+        SystemdCgroup = false
+        # runc's container state next to containerd's, not in /run/containerd/runc.
+        Root = "$CLUSTER/containerd/state/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$CLUSTER/cni/net.d"
+EOF
+
+  # One bridge for the node's pods. isGateway gives cni0 the subnet's first address and routes
+  # pods through it; ipMasq lets pods reach beyond the host; hairpinMode lets a pod reach
+  # itself through a Service; portmap implements hostPort.
+  cat >"$CLUSTER/cni/net.d/10-vmctl.conflist" <<EOF
+{
+  "cniVersion": "1.0.0",
+  "name": "vmctl",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "cni0",
+      "isGateway": true,
+      "ipMasq": true,
+      "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "dataDir": "$CLUSTER/cni/networks",
+        "ranges": [[{"subnet": "$POD_CIDR"}]],
+        "routes": [{"dst": "0.0.0.0/0"}]
+      }
+    },
+    {"type": "portmap", "capabilities": {"portMappings": true}}
+  ]
+}
+EOF
+
+  cat >"$CFG/kubelet.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+# The API server reaches the kubelet (logs, exec) at the node's InternalIP.
+address: $ip
+healthzBindAddress: 127.0.0.1
+readOnlyPort: 0
+containerRuntimeEndpoint: unix://$CONTAINERD_SOCK
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: $PKI/ca.crt}
+authorization: {mode: Webhook}
+# These machines have cgroup v1 and no systemd.
+failCgroupV1: false
+cgroupDriver: cgroupfs
+# The kubelet may not lower its own oom_score_adj here (no CAP_SYS_RESOURCE).
+oomScoreAdj: 0
+failSwapOn: false
+# No registry to pull from again: never garbage-collect images (usage never exceeds 100%),
+# and evict only when the disk is really full, as development disks often are above 90%.
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard:
+  memory.available: 100Mi
+  nodefs.available: 1%
+  imagefs.available: 1%
+EOF
+
+  cat >"$CFG/kube-proxy.yaml" <<EOF
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection: {kubeconfig: $PKI/kube-proxy.kubeconfig}
+hostnameOverride: $NODE_NAME
+mode: iptables
+# Traffic from outside the pod network to a Service gets masqueraded.
+clusterCIDR: $CLUSTER_CIDR
+healthzBindAddress: 127.0.0.1:10256
+metricsBindAddress: 127.0.0.1:10249
+# NodePorts on the node's primary address only (not on 127.0.0.1 or every host address).
+nodePortAddresses: [primary]
+# Leave the host's conntrack table size and timeouts alone (zero means "do not set").
+conntrack:
+  maxPerCore: 0
+  min: 0
+  tcpEstablishedTimeout: 0s
+  tcpCloseWaitTimeout: 0s
+EOF
+}

@@ -1,0 +1,26 @@
+# shellcheck shell=bash
+# Host packages and kernel settings the node needs. Sourced by up.sh after lib.sh.
+
+install_packages() {
+  local missing=() pair cmd
+  # command (or file):Debian package
+  for pair in containerd:containerd runc:runc /usr/lib/cni/bridge:containernetworking-plugins \
+    iptables:iptables conntrack:conntrack openssl:openssl curl:curl jq:jq ip:iproute2 pgrep:procps; do
+    cmd=${pair%%:*}
+    if [[ $cmd == /* ]]; then [ -e "$cmd" ]; else command -v "$cmd" >/dev/null; fi || missing+=("${pair#*:}")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
+}
+
+kernel_settings() {
+  # Pods reach beyond the host, and Service traffic between pods on cni0 is DNATed, only with
+  # forwarding on and bridged traffic passing through iptables.
+  echo 1 >/proc/sys/net/ipv4/ip_forward
+  [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ] || modprobe br_netfilter 2>/dev/null ||
+    die "bridged traffic does not pass iptables: load the br_netfilter module"
+  echo 1 >/proc/sys/net/bridge/bridge-nf-call-iptables
+}
