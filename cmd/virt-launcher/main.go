@@ -4,17 +4,6 @@
 // becomes Ready; it does no other work.
 package main
 
-import (
-	"github.com/spf13/pflag"
-	"k8s.io/klog/v2"
+import "github.com/vmctl/vmctl/pkg/component"
 
-	"github.com/vmctl/vmctl/pkg/component"
-	"github.com/vmctl/vmctl/pkg/health"
-)
-
-func main() {
-	healthAddr := pflag.String("health-addr", ":8080", "address of the /healthz and /readyz endpoints")
-	component.ParseFlags()
-	klog.InfoS("starting; health endpoints only until issue 5", "component", "virt-launcher")
-	component.Exit(health.Serve(component.SignalContext(), *healthAddr, health.Always))
-}
+func main() { component.ServeHealthOnly("virt-launcher", 5) }

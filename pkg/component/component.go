@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/pkg/health"
 )
 
 // ParseFlags adds klog's flags to the pflag command line and parses it.
@@ -35,4 +37,13 @@ func Exit(err error) {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// ServeHealthOnly is the whole main of a component whose work has not landed yet: it serves
+// /healthz and /readyz (so it deploys and becomes Ready) and does nothing else.
+func ServeHealthOnly(name string, issue int) {
+	healthAddr := pflag.String("health-addr", ":8080", "address of the /healthz and /readyz endpoints")
+	ParseFlags()
+	klog.InfoS("starting; health endpoints only until its issue lands", "component", name, "issue", issue)
+	Exit(health.Serve(SignalContext(), *healthAddr, health.Always))
 }
