@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -24,6 +23,7 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
+	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
 )
 
@@ -57,7 +57,7 @@ func New(virt versioned.Interface, vms informers.VirtualMachineInformer, vmis in
 		vmiLister:    vmis.Lister(),
 		podLister:    pods.Lister(),
 		synced:       []cache.InformerSynced{vms.Informer().HasSynced, vmis.Informer().HasSynced, pods.Informer().HasSynced},
-		queue:        workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](), workqueue.TypedRateLimitingQueueConfig[string]{Name: "virtualmachine"}),
+		queue:        controller.NewQueue("virtualmachine"),
 		recorder:     recorder,
 		expectations: expectations.New(),
 		clock:        clock.RealClock{},
@@ -88,46 +88,11 @@ func New(virt versioned.Interface, vms informers.VirtualMachineInformer, vmis in
 
 // Run processes VirtualMachines with workers goroutines until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) error {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSync(ControllerName, ctx.Done(), c.synced...) {
-		return fmt.Errorf("%s: caches did not sync", ControllerName)
-	}
-	for range workers {
-		go wait.UntilWithContext(ctx, c.worker, time.Second)
-	}
-	<-ctx.Done()
-	return nil
+	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
+	return loop.Run(ctx, workers)
 }
 
-func (c *Controller) worker(ctx context.Context) {
-	for c.processNext(ctx) {
-	}
-}
-
-func (c *Controller) processNext(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "syncing VirtualMachine", "key", key)
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
-}
-
-func (c *Controller) enqueue(obj any) {
-	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
-	if err != nil {
-		utilruntime.HandleError(err)
-		return
-	}
-	c.queue.Add(key)
-}
+func (c *Controller) enqueue(obj any) { controller.Enqueue(c.queue, obj) }
 
 // vmKeyOf maps an instance to the key of the VirtualMachine that owns it, or that would
 // adopt it: a VirtualMachine and its instance share namespace and name.

@@ -22,6 +22,8 @@ func renderInstance(vm *v1.VirtualMachine) *v1.VirtualMachineInstance {
 			Labels:          maps.Clone(tmpl.ObjectMeta.Labels),
 			Annotations:     maps.Clone(tmpl.ObjectMeta.Annotations),
 			OwnerReferences: []metav1.OwnerReference{*ownerRef(vm)},
+			// Set at creation so the instance controller need not write it.
+			Finalizers: []string{v1.VirtualMachineInstanceFinalizer},
 		},
 		Spec: *tmpl.Spec.DeepCopy(),
 	}

@@ -14,3 +14,7 @@ const (
 	// SchedulableLabel marks nodes whose handler is ready to run instances.
 	SchedulableLabel = "kubevirt.io/schedulable"
 )
+
+// VirtualMachineInstanceFinalizer holds an instance in the API until its launcher pod is gone,
+// so that a VirtualMachine never starts a new instance while the old one may still run.
+const VirtualMachineInstanceFinalizer = "foregroundDeleteVirtualMachine"

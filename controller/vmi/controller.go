@@ -1,0 +1,109 @@
+package vmi
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
+
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
+	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
+	"github.com/vmctl/vmctl/controller"
+	"github.com/vmctl/vmctl/controller/expectations"
+)
+
+// ControllerName is the component name on events the controller records.
+const ControllerName = "virtualmachineinstance-controller"
+
+// Controller reconciles VirtualMachineInstances with their launcher pods.
+type Controller struct {
+	kube      kubernetes.Interface
+	virt      versioned.Interface
+	vmiLister listers.VirtualMachineInstanceLister
+	podLister corelisters.PodLister
+	synced    []cache.InformerSynced
+
+	queue        workqueue.TypedRateLimitingInterface[string]
+	recorder     record.EventRecorder
+	expectations *expectations.Expectations
+	config       PodConfig
+	clock        clock.PassiveClock
+}
+
+// New wires the controller to its informers; launcher pods map to their instance.
+func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer,
+	pods coreinformers.PodInformer, recorder record.EventRecorder, config PodConfig) (*Controller, error) {
+	c := &Controller{
+		kube:         kube,
+		virt:         virt,
+		vmiLister:    vmis.Lister(),
+		podLister:    pods.Lister(),
+		synced:       []cache.InformerSynced{vmis.Informer().HasSynced, pods.Informer().HasSynced},
+		queue:        controller.NewQueue("virtualmachineinstance"),
+		recorder:     recorder,
+		expectations: expectations.New(),
+		config:       config,
+		clock:        clock.RealClock{},
+	}
+	if _, err := vmis.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueue,
+		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
+		DeleteFunc: c.enqueue,
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if key, ok := instanceKeyOf(obj); ok {
+				c.expectations.CreationObserved(key)
+				c.queue.Add(key)
+			}
+		},
+		UpdateFunc: func(_, obj any) {
+			if key, ok := instanceKeyOf(obj); ok {
+				c.queue.Add(key)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tombstone.Obj
+			}
+			if key, ok := instanceKeyOf(obj); ok {
+				c.expectations.DeletionObserved(key, obj.(*corev1.Pod).UID)
+				c.queue.Add(key)
+			}
+		},
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// instanceKeyOf maps a launcher pod to the key of the instance controlling it.
+func instanceKeyOf(obj any) (string, bool) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return "", false
+	}
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil || ref.Kind != "VirtualMachineInstance" {
+		return "", false
+	}
+	return pod.Namespace + "/" + ref.Name, true
+}
+
+// Run processes instances with workers goroutines until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
+	return loop.Run(ctx, workers)
+}
+
+func (c *Controller) enqueue(obj any) { controller.Enqueue(c.queue, obj) }

@@ -1,0 +1,150 @@
+package vmi
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeinformers "k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/client/clientset/versioned/fake"
+	informers "github.com/vmctl/vmctl/client/informers/externalversions"
+)
+
+type fixture struct {
+	t    *testing.T
+	kube *kubefake.Clientset
+	virt *fake.Clientset
+	c    *Controller
+}
+
+func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Pod) *fixture {
+	f := &fixture{t: t, kube: kubefake.NewSimpleClientset(), virt: fake.NewSimpleClientset(vmi)}
+	for _, p := range pods {
+		_ = f.kube.Tracker().Add(p)
+	}
+	virtInformers := informers.NewSharedInformerFactory(f.virt, 0)
+	kubeInformers := kubeinformers.NewSharedInformerFactory(f.kube, 0)
+	c, err := New(f.kube, f.virt, virtInformers.Kubevirt().V1().VirtualMachineInstances(), kubeInformers.Core().V1().Pods(),
+		record.NewFakeRecorder(10), PodConfig{LauncherImage: "launcher:test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = virtInformers.Kubevirt().V1().VirtualMachineInstances().Informer().GetIndexer().Add(vmi)
+	for _, p := range pods {
+		_ = kubeInformers.Core().V1().Pods().Informer().GetIndexer().Add(p)
+	}
+	f.c = c
+	return f
+}
+
+// sync runs one sync and returns its writes, kube and virt together.
+func (f *fixture) sync() string {
+	f.t.Helper()
+	f.kube.ClearActions()
+	f.virt.ClearActions()
+	if err := f.c.sync(context.Background(), "ns/web"); err != nil {
+		f.t.Fatalf("sync: %v", err)
+	}
+	var out []string
+	for _, a := range append(f.kube.Actions(), f.virt.Actions()...) {
+		if a.GetVerb() == "get" || a.GetVerb() == "list" || a.GetVerb() == "watch" {
+			continue
+		}
+		v := a.GetVerb() + " " + a.GetResource().Resource
+		if a.GetSubresource() != "" {
+			v += "/" + a.GetSubresource()
+		}
+		out = append(out, v)
+	}
+	return strings.Join(out, ", ")
+}
+
+func (f *fixture) stored() *v1.VirtualMachineInstance {
+	vmi, err := f.virt.KubevirtV1().VirtualMachineInstances("ns").Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return vmi
+}
+
+func newInstance() *v1.VirtualMachineInstance {
+	return &v1.VirtualMachineInstance{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "vmi-uid", Finalizers: []string{v1.VirtualMachineInstanceFinalizer}},
+		Spec: v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{Resources: v1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}}},
+	}
+}
+
+func launcher(vmi *v1.VirtualMachineInstance, phase corev1.PodPhase, node string) *corev1.Pod {
+	pod := renderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:test"})
+	pod.Name, pod.UID = "virt-launcher-web-abcde", "pod-uid"
+	pod.Spec.NodeName = node
+	pod.Status.Phase = phase
+	return pod
+}
+
+func TestSyncCreatesTheLauncherPod(t *testing.T) {
+	f := newFixture(t, newInstance())
+	if got, want := f.sync(), "create pods, update virtualmachineinstances/status"; got != want {
+		t.Fatalf("actions: %s, want %s", got, want)
+	}
+	if phase := f.stored().Status.Phase; phase != v1.Scheduling {
+		t.Errorf("phase %s, want Scheduling", phase)
+	}
+	// The pod is not in the cache yet: no second pod.
+	if got := f.sync(); strings.Contains(got, "create pods") {
+		t.Errorf("second sync under informer lag: %s", got)
+	}
+}
+
+func TestSyncRecordsTheNode(t *testing.T) {
+	vmi := newInstance()
+	vmi.Status.Phase = v1.Scheduling
+	f := newFixture(t, vmi, launcher(vmi, corev1.PodRunning, "node-a"))
+	if got, want := f.sync(), "update virtualmachineinstances, update virtualmachineinstances/status"; got != want {
+		t.Fatalf("actions: %s, want %s", got, want)
+	}
+	stored := f.stored()
+	if stored.Status.Phase != v1.Scheduled || stored.Status.NodeName != "node-a" || stored.Labels[v1.NodeNameLabel] != "node-a" {
+		t.Errorf("phase %s node %q label %q, want Scheduled on node-a", stored.Status.Phase, stored.Status.NodeName, stored.Labels[v1.NodeNameLabel])
+	}
+}
+
+func TestSyncFailsAnInstanceWhosePodVanished(t *testing.T) {
+	vmi := newInstance()
+	vmi.Status.Phase = v1.Running
+	f := newFixture(t, vmi)
+	f.sync()
+	if s := f.stored().Status; s.Phase != v1.Failed || s.Reason != "PodDeleted" {
+		t.Errorf("phase %s reason %q, want Failed PodDeleted", s.Phase, s.Reason)
+	}
+}
+
+func TestDeletionWaitsForThePod(t *testing.T) {
+	vmi := newInstance()
+	vmi.DeletionTimestamp = ptr.To(metav1.Now())
+	f := newFixture(t, vmi, launcher(vmi, corev1.PodRunning, "node-a"))
+	if got, want := f.sync(), "delete pods"; got != want {
+		t.Fatalf("with the pod still there: %s, want %s", got, want)
+	}
+	if !slices.Contains(f.stored().Finalizers, v1.VirtualMachineInstanceFinalizer) {
+		t.Error("finalizer released while the pod may still run the guest")
+	}
+
+	f = newFixture(t, vmi)
+	if got, want := f.sync(), "update virtualmachineinstances"; got != want {
+		t.Fatalf("with the pod gone: %s, want %s", got, want)
+	}
+	if slices.Contains(f.stored().Finalizers, v1.VirtualMachineInstanceFinalizer) {
+		t.Error("finalizer kept after the pod is gone")
+	}
+}

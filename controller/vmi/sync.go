@@ -1,0 +1,203 @@
+package vmi
+
+import (
+	"context"
+	"slices"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// Event reasons, as KubeVirt records them.
+const (
+	SuccessfulCreate = "SuccessfulCreate"
+	FailedCreate     = "FailedCreate"
+	SuccessfulDelete = "SuccessfulDelete"
+)
+
+// sync reconciles one instance with its launcher pod.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	cached, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.expectations.Forget(key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	vmi := cached.DeepCopy()
+	pods, err := c.launcherPods(vmi)
+	if err != nil {
+		return err
+	}
+	if vmi.DeletionTimestamp != nil {
+		return c.finalize(ctx, key, vmi, pods)
+	}
+	if !vmi.Status.Phase.IsFinal() && !slices.Contains(vmi.Finalizers, v1.VirtualMachineInstanceFinalizer) {
+		if vmi, err = c.updateMeta(ctx, vmi, func(m *metav1.ObjectMeta) {
+			m.Finalizers = append(m.Finalizers, v1.VirtualMachineInstanceFinalizer)
+		}); err != nil {
+			return err
+		}
+	}
+
+	podExpected := !c.expectations.Satisfied(key)
+	var syncErr error
+	if len(pods) == 0 && !podExpected && (vmi.Status.Phase == v1.VmPhaseUnset || vmi.Status.Phase == v1.Pending) {
+		syncErr = c.createPod(ctx, key, vmi)
+		podExpected = syncErr == nil
+	}
+	var pod *corev1.Pod
+	if len(pods) > 0 {
+		pod = pods[0]
+	}
+	phase, reason := nextPhase(vmi, pod, podExpected)
+	c.setStatus(vmi, phase, reason, pods)
+	if node := vmi.Status.NodeName; node != "" && vmi.Labels[v1.NodeNameLabel] != node {
+		// The node agent selects its instances by this label.
+		if vmi, err = c.updateMeta(ctx, vmi, func(m *metav1.ObjectMeta) {
+			if m.Labels == nil {
+				m.Labels = map[string]string{}
+			}
+			m.Labels[v1.NodeNameLabel] = node
+		}); err != nil {
+			return err
+		}
+	}
+	if !equality.Semantic.DeepEqual(cached.Status, vmi.Status) {
+		if _, err := c.virt.KubevirtV1().VirtualMachineInstances(namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	return syncErr
+}
+
+// launcherPods are the instance's pods from the cache, newest first.
+func (c *Controller) launcherPods(vmi *v1.VirtualMachineInstance) ([]*corev1.Pod, error) {
+	all, err := c.podLister.Pods(vmi.Namespace).List(labels.SelectorFromSet(labels.Set{v1.CreatedByLabel: string(vmi.UID)}))
+	if err != nil {
+		return nil, err
+	}
+	var owned []*corev1.Pod
+	for _, pod := range all {
+		if ref := metav1.GetControllerOf(pod); ref != nil && ref.UID == vmi.UID {
+			owned = append(owned, pod)
+		}
+	}
+	sort.Slice(owned, func(i, j int) bool { return owned[j].CreationTimestamp.Before(&owned[i].CreationTimestamp) })
+	return owned, nil
+}
+
+func (c *Controller) createPod(ctx context.Context, key string, vmi *v1.VirtualMachineInstance) error {
+	c.expectations.ExpectCreations(key, 1)
+	pod, err := c.kube.CoreV1().Pods(vmi.Namespace).Create(ctx, renderLauncherPod(vmi, c.config), metav1.CreateOptions{})
+	if err != nil {
+		c.expectations.CreationObserved(key)
+		c.recorder.Eventf(vmi, corev1.EventTypeWarning, FailedCreate, "Error creating pod: %v", err)
+		return err
+	}
+	c.recorder.Eventf(vmi, corev1.EventTypeNormal, SuccessfulCreate, "Created virtual machine pod %s", pod.Name)
+	return nil
+}
+
+// finalize deletes the launcher pods of a deleted instance (the launcher then shuts the guest
+// down gracefully) and releases the instance once they are gone.
+func (c *Controller) finalize(ctx context.Context, key string, vmi *v1.VirtualMachineInstance, pods []*corev1.Pod) error {
+	for _, pod := range pods {
+		if pod.DeletionTimestamp != nil {
+			continue
+		}
+		c.expectations.ExpectDeletions(key, pod.UID)
+		err := c.kube.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr.To(pod.UID)}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			c.expectations.DeletionObserved(key, pod.UID)
+			return err
+		}
+		c.recorder.Eventf(vmi, corev1.EventTypeNormal, SuccessfulDelete, "Deleted virtual machine pod %s", pod.Name)
+	}
+	if len(pods) > 0 || !slices.Contains(vmi.Finalizers, v1.VirtualMachineInstanceFinalizer) {
+		return nil
+	}
+	_, err := c.updateMeta(ctx, vmi, func(m *metav1.ObjectMeta) {
+		m.Finalizers = slices.DeleteFunc(m.Finalizers, func(f string) bool { return f == v1.VirtualMachineInstanceFinalizer })
+	})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// updateMeta writes a metadata change and returns the stored instance with the status
+// computed so far, so a later status write builds on the new resourceVersion.
+func (c *Controller) updateMeta(ctx context.Context, vmi *v1.VirtualMachineInstance, change func(*metav1.ObjectMeta)) (*v1.VirtualMachineInstance, error) {
+	status := vmi.Status
+	change(&vmi.ObjectMeta)
+	updated, err := c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).Update(ctx, vmi, metav1.UpdateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	updated.Status = status
+	return updated, nil
+}
+
+// setStatus records the phase (with its transition time), the node, the launcher pods and the
+// pod's scheduling condition.
+func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualMachineInstancePhase, reason string, pods []*corev1.Pod) {
+	s := &vmi.Status
+	now := metav1.NewTime(c.clock.Now())
+	if s.Phase != phase {
+		s.PhaseTransitionTimestamps = append(s.PhaseTransitionTimestamps, v1.VirtualMachineInstancePhaseTransitionTimestamp{Phase: phase, PhaseTransitionTimestamp: now})
+	}
+	s.Phase, s.Reason = phase, reason
+	if len(pods) == 0 {
+		return
+	}
+	pod := pods[0]
+	if s.NodeName == "" && phase == v1.Scheduled {
+		s.NodeName = pod.Spec.NodeName
+	}
+	active := map[types.UID]string{}
+	for _, p := range pods {
+		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			active[p.UID] = p.Spec.NodeName
+		}
+	}
+	s.ActivePods = active
+	if len(active) == 0 {
+		s.ActivePods = nil
+	}
+	for _, pc := range pod.Status.Conditions {
+		if pc.Type == corev1.PodScheduled {
+			setPodScheduled(s, pc, now)
+		}
+	}
+}
+
+// setPodScheduled mirrors the pod's PodScheduled condition, keeping the transition time when
+// the status is unchanged so an unchanged pod causes no write.
+func setPodScheduled(s *v1.VirtualMachineInstanceStatus, pc corev1.PodCondition, now metav1.Time) {
+	cond := v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstancePodScheduled, Status: pc.Status, Reason: pc.Reason, Message: pc.Message, LastTransitionTime: now}
+	for i := range s.Conditions {
+		if s.Conditions[i].Type == cond.Type {
+			if s.Conditions[i].Status == cond.Status {
+				cond.LastTransitionTime = s.Conditions[i].LastTransitionTime
+			}
+			s.Conditions[i] = cond
+			return
+		}
+	}
+	s.Conditions = append(s.Conditions, cond)
+}
