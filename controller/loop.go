@@ -39,6 +39,15 @@ func Enqueue(queue workqueue.TypedInterface[string], obj any) {
 	queue.Add(key)
 }
 
+// EnqueueHandler enqueues an object's own key on every add, update and delete.
+func EnqueueHandler(queue workqueue.TypedInterface[string]) cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { Enqueue(queue, obj) },
+		UpdateFunc: func(_, obj any) { Enqueue(queue, obj) },
+		DeleteFunc: func(obj any) { Enqueue(queue, obj) },
+	}
+}
+
 // Run waits for the caches, then runs workers until ctx ends.
 func (l *Loop) Run(ctx context.Context, workers int) error {
 	defer utilruntime.HandleCrash()

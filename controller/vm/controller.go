@@ -63,11 +63,7 @@ func New(virt versioned.Interface, vms informers.VirtualMachineInformer, vmis in
 		clock:        clock.RealClock{},
 		jitter:       randomJitter,
 	}
-	if _, err := vms.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueue,
-		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
-		DeleteFunc: c.enqueue,
-	}); err != nil {
+	if _, err := vms.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
 		return nil, err
 	}
 	if _, err := vmis.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -91,8 +87,6 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
 	return loop.Run(ctx, workers)
 }
-
-func (c *Controller) enqueue(obj any) { controller.Enqueue(c.queue, obj) }
 
 // vmKeyOf maps an instance to the key of the VirtualMachine that owns it, or that would
 // adopt it: a VirtualMachine and its instance share namespace and name.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -31,8 +30,3 @@ func renderInstance(vm *v1.VirtualMachine) *v1.VirtualMachineInstance {
 
 // newUUID is a random (version 4) UUID: unique across VMs, whatever their names.
 func newUUID() types.UID { return types.UID(uuid.NewString()) }
-
-// launcherSelector selects the launcher pods of an instance.
-func launcherSelector(vmi *v1.VirtualMachineInstance) labels.Selector {
-	return labels.SelectorFromSet(labels.Set{v1.CreatedByLabel: string(vmi.UID)})
-}

@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/api/kubevirt/v1/validation"
+	vmicontroller "github.com/vmctl/vmctl/controller/vmi"
 )
 
 // Event reasons, as KubeVirt records them.
@@ -146,7 +147,7 @@ func (c *Controller) launcherPod(vmi *v1.VirtualMachineInstance) *corev1.Pod {
 	if vmi == nil {
 		return nil
 	}
-	pods, err := c.podLister.Pods(vmi.Namespace).List(launcherSelector(vmi))
+	pods, err := vmicontroller.LauncherPods(c.podLister, vmi)
 	if err != nil || len(pods) == 0 {
 		return nil
 	}

@@ -53,11 +53,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.Vir
 		config:       config,
 		clock:        clock.RealClock{},
 	}
-	if _, err := vmis.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueue,
-		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
-		DeleteFunc: c.enqueue,
-	}); err != nil {
+	if _, err := vmis.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
 		return nil, err
 	}
 	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -105,5 +101,3 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
 	return loop.Run(ctx, workers)
 }
-
-func (c *Controller) enqueue(obj any) { controller.Enqueue(c.queue, obj) }

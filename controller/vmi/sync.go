@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
@@ -39,7 +40,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return err
 	}
 	vmi := cached.DeepCopy()
-	pods, err := c.launcherPods(vmi)
+	pods, err := LauncherPods(c.podLister, vmi)
 	if err != nil {
 		return err
 	}
@@ -85,9 +86,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	return syncErr
 }
 
-// launcherPods are the instance's pods from the cache, newest first.
-func (c *Controller) launcherPods(vmi *v1.VirtualMachineInstance) ([]*corev1.Pod, error) {
-	all, err := c.podLister.Pods(vmi.Namespace).List(labels.SelectorFromSet(labels.Set{v1.CreatedByLabel: string(vmi.UID)}))
+// LauncherPods are the pods an instance controls, from the cache, newest first.
+func LauncherPods(podLister corelisters.PodLister, vmi *v1.VirtualMachineInstance) ([]*corev1.Pod, error) {
+	all, err := podLister.Pods(vmi.Namespace).List(labels.SelectorFromSet(labels.Set{v1.CreatedByLabel: string(vmi.UID)}))
 	if err != nil {
 		return nil, err
 	}
