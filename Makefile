@@ -5,7 +5,7 @@ TOOLS_BIN := $(CURDIR)/_out/tools/bin
 export VMCTL_TOOLS_BIN := $(TOOLS_BIN)
 
 .PHONY: all build images generate verify lint unit integration e2e e2e-cluster test tools \
-	cluster-up cluster-down cluster-sync clean
+	cluster-up cluster-down cluster-sync bench-controller clean
 
 all: build
 
@@ -61,6 +61,10 @@ e2e:
 ## e2e-cluster: cluster-up, cluster-sync, e2e, cluster-down
 e2e-cluster:
 	hack/e2e-cluster.sh
+
+## bench-controller: 1000 VMs on kwok nodes against a 1000-replica Deployment (COUNT=, NODES=)
+bench-controller:
+	hack/bench-controller.sh
 
 ## test: everything CI runs
 test: verify lint unit integration e2e-cluster

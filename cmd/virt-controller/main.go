@@ -1,9 +1,54 @@
-// Command virt-controller runs the VirtualMachine, VirtualMachineInstance and VirtualMachineInstanceReplicaSet controllers.
-//
-// Until issue 4 lands it only serves /healthz and /readyz, so that it deploys and its pod
-// becomes Ready; it does no other work.
+// Command virt-controller runs the VirtualMachine, VirtualMachineInstance and
+// VirtualMachineInstanceReplicaSet controllers, one elected replica at a time.
 package main
 
-import "github.com/vmctl/vmctl/pkg/component"
+import (
+	"os"
 
-func main() { component.ServeHealthOnly("virt-controller", 4) }
+	"github.com/spf13/pflag"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/controller/manager"
+	"github.com/vmctl/vmctl/pkg/component"
+	"github.com/vmctl/vmctl/pkg/health"
+)
+
+func main() {
+	kubeconfig := pflag.String("kubeconfig", "", "kubeconfig file (empty: in-cluster config)")
+	opts := manager.Options{}
+	pflag.StringVar(&opts.LauncherImage, "launcher-image", "vmctl/virt-launcher:devel", "image of the virt-launcher pods")
+	pflag.IntVar(&opts.Workers, "workers", 3, "concurrent syncs per controller")
+	qps := pflag.Float32("kube-api-qps", 200, "sustained requests per second to the API server")
+	burst := pflag.Int("kube-api-burst", 400, "request burst to the API server")
+	healthAddr := pflag.String("health-addr", ":8080", "address of /healthz, /readyz and /metrics")
+	hostname, _ := os.Hostname()
+	election := manager.Election{}
+	pflag.StringVar(&election.Namespace, "lease-namespace", envOr("POD_NAMESPACE", "kubevirt"), "namespace of the leader election Lease")
+	pflag.StringVar(&election.Identity, "identity", envOr("POD_NAME", hostname), "this replica's name in the Lease")
+	component.ParseFlags()
+
+	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if err != nil {
+		component.Exit(err)
+	}
+	config.QPS, config.Burst = *qps, *burst
+	kube := kubernetes.NewForConfigOrDie(config)
+	m, err := manager.New(kube, versioned.NewForConfigOrDie(config), opts)
+	if err != nil {
+		component.Exit(err)
+	}
+	g, ctx := errgroup.WithContext(component.SignalContext())
+	g.Go(func() error { return health.Serve(ctx, *healthAddr, m.Ready) })
+	g.Go(func() error { return m.RunElected(ctx, kube, election) })
+	component.Exit(g.Wait())
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}

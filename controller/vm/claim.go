@@ -2,16 +2,15 @@ package vm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/controller"
 )
 
 // errForeignOwner: the instance of the VirtualMachine's name belongs to something else. Only
@@ -53,12 +52,7 @@ func (c *Controller) adopt(ctx context.Context, vm *v1.VirtualMachine, vmi *v1.V
 		return nil, fmt.Errorf("virtual machine %s changed while adopting its instance", vm.Name)
 	}
 	refs := append(vmi.OwnerReferences[:len(vmi.OwnerReferences):len(vmi.OwnerReferences)], *ownerRef(vm))
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"ownerReferences": refs, "uid": vmi.UID}})
-	if err != nil {
-		return nil, err
-	}
-	// The uid in the patch is a precondition: it fails if the instance was replaced meanwhile.
-	return c.virt.KubevirtV1().VirtualMachineInstances(vm.Namespace).Patch(ctx, vmi.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	return controller.PatchInstanceOwners(ctx, c.virt, vmi, refs)
 }
 
 // ownerRef is the controller reference a VirtualMachine puts on its instance; deleting the

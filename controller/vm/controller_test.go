@@ -127,13 +127,21 @@ func TestSyncCreatesTheInstance(t *testing.T) {
 		t.Errorf("event %q, want %s", e, SuccessfulCreate)
 	}
 	status, _ := f.client.KubevirtV1().VirtualMachines("ns").Get(context.Background(), "vm", metav1.GetOptions{})
-	if status.Status.PrintableStatus != v1.VirtualMachineStatusStarting {
-		t.Errorf("printable status %s, want Starting", status.Status.PrintableStatus)
+	if status.Status.PrintableStatus != v1.VirtualMachineStatusStarting || !status.Status.Created {
+		t.Errorf("printable status %s created %v, want Starting and created", status.Status.PrintableStatus, status.Status.Created)
 	}
 
 	// The informer has not seen the new instance yet: a second sync must not create again.
 	if got := verbs(f.sync("ns/vm")); strings.Contains(got, "create") {
 		t.Errorf("second sync under informer lag: %s", got)
+	}
+
+	// Once the informers catch up, the status written at creation is already right.
+	_ = f.factory.Kubevirt().V1().VirtualMachines().Informer().GetIndexer().Update(status)
+	_ = f.factory.Kubevirt().V1().VirtualMachineInstances().Informer().GetIndexer().Add(vmi)
+	f.c.expectations.CreationObserved("ns/vm")
+	if got := verbs(f.sync("ns/vm")); got != "" {
+		t.Errorf("sync after the informers caught up wrote: %s", got)
 	}
 }
 

@@ -52,7 +52,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if syncErr == nil && strategyErr == nil && vm.DeletionTimestamp == nil && c.expectations.Satisfied(key) {
 		p = decide(vm, vmi, strategy, now)
 		vm.Status.StateChangeRequests = p.requests
-		syncErr = c.act(ctx, key, vm, vmi, p)
+		var created *v1.VirtualMachineInstance
+		created, syncErr = c.act(ctx, key, vm, vmi, p)
+		if created != nil {
+			// Report the new instance at once: one status write per start, not two.
+			vmi = created
+		}
 		if p.backoff > 0 {
 			c.queue.AddAfter(key, p.backoff)
 		}
@@ -74,15 +79,15 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	return syncErr
 }
 
-// act carries out a plan: delete the current instance, or create a new one.
-func (c *Controller) act(ctx context.Context, key string, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance, p plan) error {
+// act carries out a plan: delete the current instance, or create a new one and return it.
+func (c *Controller) act(ctx context.Context, key string, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance, p plan) (*v1.VirtualMachineInstance, error) {
 	if p.deleteVMI {
-		return c.deleteInstance(ctx, key, vm, vmi)
+		return nil, c.deleteInstance(ctx, key, vm, vmi)
 	}
 	if p.createVMI {
 		return c.createInstance(ctx, key, vm)
 	}
-	return nil
+	return nil, nil
 }
 
 func (c *Controller) deleteInstance(ctx context.Context, key string, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance) error {
@@ -98,14 +103,14 @@ func (c *Controller) deleteInstance(ctx context.Context, key string, vm *v1.Virt
 	return nil
 }
 
-func (c *Controller) createInstance(ctx context.Context, key string, vm *v1.VirtualMachine) error {
+func (c *Controller) createInstance(ctx context.Context, key string, vm *v1.VirtualMachine) (*v1.VirtualMachineInstance, error) {
 	if errs := validation.ValidateVirtualMachineSpec(field.NewPath("spec"), &vm.Spec); len(errs) > 0 {
 		err := apierrors.NewInvalid(vmKind.GroupKind(), vm.Name, errs)
 		c.recorder.Eventf(vm, corev1.EventTypeWarning, FailedCreate, "Cannot create a virtual machine instance: %v", errs.ToAggregate())
-		return err
+		return nil, err
 	}
 	if err := c.ensureFirmwareUUID(ctx, vm); err != nil {
-		return err
+		return nil, err
 	}
 	vmi := renderInstance(vm)
 	c.expectations.ExpectCreations(key, 1)
@@ -113,10 +118,10 @@ func (c *Controller) createInstance(ctx context.Context, key string, vm *v1.Virt
 	if err != nil {
 		c.expectations.CreationObserved(key)
 		c.recorder.Eventf(vm, corev1.EventTypeWarning, FailedCreate, "Error creating virtual machine instance: %v", err)
-		return err
+		return nil, err
 	}
 	c.recorder.Eventf(vm, corev1.EventTypeNormal, SuccessfulCreate, "Started the virtual machine by creating the new virtual machine instance %s", created.Name)
-	return nil
+	return created, nil
 }
 
 // ensureFirmwareUUID persists a random firmware UUID into the template at first start, so the

@@ -148,3 +148,26 @@ func TestDeletionWaitsForThePod(t *testing.T) {
 		t.Error("finalizer kept after the pod is gone")
 	}
 }
+
+func TestPodScheduledIsMirroredOnlyWhileThePodWaits(t *testing.T) {
+	vmi := newInstance()
+	vmi.Status.Phase = v1.Scheduling
+	pod := launcher(vmi, corev1.PodPending, "")
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+		Reason: corev1.PodReasonUnschedulable, Message: "0/1 nodes are available"}}
+	f := newFixture(t, vmi, pod)
+	f.sync()
+	conds := f.stored().Status.Conditions
+	if len(conds) != 1 || conds[0].Reason != corev1.PodReasonUnschedulable {
+		t.Fatalf("conditions %+v, want PodScheduled False Unschedulable", conds)
+	}
+
+	scheduled := f.stored()
+	pod.Spec.NodeName = "node-a"
+	pod.Status.Conditions[0].Status = corev1.ConditionTrue
+	f = newFixture(t, scheduled, pod)
+	f.sync()
+	if conds := f.stored().Status.Conditions; len(conds) != 0 {
+		t.Errorf("conditions %+v after scheduling, want none", conds)
+	}
+}

@@ -187,9 +187,19 @@ func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualM
 	}
 }
 
-// setPodScheduled mirrors the pod's PodScheduled condition, keeping the transition time when
-// the status is unchanged so an unchanged pod causes no write.
+// setPodScheduled mirrors the pod's PodScheduled condition while the pod waits for a node (so
+// users see why, e.g. Unschedulable) and drops it once the pod is scheduled: the normal path
+// then costs no extra status write. The transition time is kept while the status is unchanged.
 func setPodScheduled(s *v1.VirtualMachineInstanceStatus, pc corev1.PodCondition, now metav1.Time) {
+	if pc.Status == corev1.ConditionTrue {
+		s.Conditions = slices.DeleteFunc(s.Conditions, func(c v1.VirtualMachineInstanceCondition) bool {
+			return c.Type == v1.VirtualMachineInstancePodScheduled
+		})
+		if len(s.Conditions) == 0 {
+			s.Conditions = nil
+		}
+		return
+	}
 	cond := v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstancePodScheduled, Status: pc.Status, Reason: pc.Reason, Message: pc.Message, LastTransitionTime: now}
 	for i := range s.Conditions {
 		if s.Conditions[i].Type == cond.Type {

@@ -52,9 +52,10 @@ start_controller_manager() {
   local kc=$PKI/kube-controller-manager.kubeconfig
   # A single instance: no leader election. It signs CSRs with the cluster CA and gives each
   # controller its own service account (--use-service-account-credentials), as kubeadm does.
+  # Its API rate is virt-controller's, so a Deployment is a fair floor for VMs (make bench-controller).
   start kube-controller-manager "$BIN/kube-controller-manager" \
     --kubeconfig "$kc" --authentication-kubeconfig "$kc" --authorization-kubeconfig "$kc" \
-    --bind-address 127.0.0.1 --leader-elect=false \
+    --bind-address 127.0.0.1 --leader-elect=false --kube-api-qps 200 --kube-api-burst 400 \
     --service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/ca.crt" \
     --use-service-account-credentials \
     --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \

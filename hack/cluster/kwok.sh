@@ -2,6 +2,7 @@
 # Fake nodes next to the real one (make cluster-up NODES=n): kwok keeps nodes kwok-node-0..n-1
 # Ready and plays the kubelet for pods bound to them. The nodes are tainted, so only pods that
 # tolerate kwok.x-k8s.io/node=fake:NoSchedule land there; fake nodes beyond n are deleted.
+# They carry kubevirt.io/schedulable=true: launcher pods that tolerate the taint may use them.
 #   hack/cluster/kwok.sh n
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,7 +38,7 @@ kind: Node
 metadata:
   name: kwok-node-$i
   annotations: {kwok.x-k8s.io/node: fake}
-  labels: {type: kwok, kubernetes.io/hostname: kwok-node-$i, kubernetes.io/os: linux, kubernetes.io/arch: amd64}
+  labels: {type: kwok, kubernetes.io/hostname: kwok-node-$i, kubernetes.io/os: linux, kubernetes.io/arch: amd64, kubevirt.io/schedulable: "true"}
 spec:
   taints: [{key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}]
 status:

@@ -1,5 +1,6 @@
 // Package health serves the /healthz and /readyz endpoints every component exposes to its
-// kubelet probes.
+// kubelet probes, and /metrics for Prometheus: client-go's request, workqueue and leader
+// election metrics and whatever the component registers in component-base's legacy registry.
 package health
 
 import (
@@ -8,17 +9,20 @@ import (
 	"net/http"
 	"time"
 
+	"k8s.io/component-base/metrics/legacyregistry"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go's metrics, registered on import
 	"k8s.io/klog/v2"
 )
 
 // Check reports nil when the component is ready to do its work.
 type Check func() error
 
-// Serve answers /healthz while the process runs and /readyz while ready() is nil, until ctx
+// Serve answers /healthz while the process runs, /readyz while ready() is nil and /metrics, until ctx
 // ends. It returns the listener's error, or nil after a clean shutdown.
 func Serve(ctx context.Context, addr string, ready Check) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	mux.Handle("/metrics", legacyregistry.Handler())
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if err := ready(); err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)

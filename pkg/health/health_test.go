@@ -32,6 +32,7 @@ func TestServe(t *testing.T) {
 		{"/healthz", notSynced, http.StatusOK},
 		{"/readyz", notSynced, http.StatusServiceUnavailable},
 		{"/readyz", nil, http.StatusOK},
+		{"/metrics", notSynced, http.StatusOK},
 	}
 	for _, tt := range tests {
 		ready.Store(&tt.ready)

@@ -1,0 +1,135 @@
+// Package manager runs virt-controller's controllers over one set of shared informers: the
+// VirtualMachine, VirtualMachineInstance and VirtualMachineInstanceReplicaSet controllers.
+// cmd/virt-controller wraps it in leader election; integration tests run it directly.
+package manager
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	kubeinformers "k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/client/clientset/versioned/scheme"
+	informers "github.com/vmctl/vmctl/client/informers/externalversions"
+	"github.com/vmctl/vmctl/controller/replicaset"
+	"github.com/vmctl/vmctl/controller/vm"
+	"github.com/vmctl/vmctl/controller/vmi"
+)
+
+// Component is the source name on the events the controllers record.
+const Component = "virt-controller"
+
+// Options configure the controllers.
+type Options struct {
+	// LauncherImage is the image of every launcher pod.
+	LauncherImage string
+	// Workers is the number of concurrent syncs per controller (default 3).
+	Workers int
+}
+
+// Manager owns the shared informers and the controllers built on them.
+type Manager struct {
+	kubeFactory kubeinformers.SharedInformerFactory
+	virtFactory informers.SharedInformerFactory
+	broadcaster record.EventBroadcaster
+	runners     []runner
+	workers     int
+	hasSynced   []cache.InformerSynced
+	leading     atomic.Bool
+	synced      atomic.Bool
+}
+
+type runner interface {
+	Run(ctx context.Context, workers int) error
+}
+
+// New builds the controllers. Pods are watched only when they are launcher pods, so the
+// controller's memory follows the number of VMs, not the number of pods in the cluster.
+func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Manager, error) {
+	launchersOnly := kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.LabelSelector = labels.Set{v1.AppLabel: v1.LauncherApp}.String()
+	})
+	m := &Manager{
+		kubeFactory: kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, launchersOnly),
+		virtFactory: informers.NewSharedInformerFactory(virt, 0),
+		broadcaster: record.NewBroadcaster(),
+		workers:     opts.Workers,
+	}
+	if m.workers <= 0 {
+		m.workers = 3
+	}
+	m.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+	recorder := m.broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Component})
+
+	pods := m.kubeFactory.Core().V1().Pods()
+	vms := m.virtFactory.Kubevirt().V1().VirtualMachines()
+	vmis := m.virtFactory.Kubevirt().V1().VirtualMachineInstances()
+	rss := m.virtFactory.Kubevirt().V1().VirtualMachineInstanceReplicaSets()
+
+	vmController, err := vm.New(virt, vms, vmis, pods, recorder)
+	if err != nil {
+		return nil, fmt.Errorf("virtual machine controller: %w", err)
+	}
+	vmiController, err := vmi.New(kube, virt, vmis, pods, recorder, vmi.PodConfig{LauncherImage: opts.LauncherImage})
+	if err != nil {
+		return nil, fmt.Errorf("virtual machine instance controller: %w", err)
+	}
+	rsController, err := replicaset.New(virt, rss, vmis, recorder)
+	if err != nil {
+		return nil, fmt.Errorf("replica set controller: %w", err)
+	}
+	m.runners = []runner{vmController, vmiController, rsController}
+	m.hasSynced = []cache.InformerSynced{pods.Informer().HasSynced, vms.Informer().HasSynced,
+		vmis.Informer().HasSynced, rss.Informer().HasSynced}
+	return m, nil
+}
+
+// Run starts the informers and every controller, and blocks until ctx ends.
+func (m *Manager) Run(ctx context.Context) error {
+	defer m.broadcaster.Shutdown()
+	m.kubeFactory.Start(ctx.Done())
+	m.virtFactory.Start(ctx.Done())
+	defer m.kubeFactory.Shutdown()
+	defer m.virtFactory.Shutdown()
+
+	g, ctx := errgroup.WithContext(ctx)
+	for _, r := range m.runners {
+		g.Go(func() error { return r.Run(ctx, m.workers) })
+	}
+	g.Go(func() error {
+		if cache.WaitForCacheSync(ctx.Done(), m.hasSynced...) {
+			m.synced.Store(true)
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// Ready is the readiness check: a standby replica is ready to take over; the leader is ready
+// once its caches have synced, so it acts on a full picture.
+func (m *Manager) Ready() error {
+	if m.leading.Load() && !m.synced.Load() {
+		return fmt.Errorf("caches not synced yet")
+	}
+	return nil
+}
+
+// Run builds the controllers and runs them until ctx ends.
+func Run(ctx context.Context, kube kubernetes.Interface, virt versioned.Interface, opts Options) error {
+	m, err := New(kube, virt, opts)
+	if err != nil {
+		return err
+	}
+	return m.Run(ctx)
+}

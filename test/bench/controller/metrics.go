@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// writes counts mutating API requests by "VERB resource[/subresource]", from the API server's
+// apiserver_request_total: what every client wrote, split by kind of object.
+type writes map[string]float64
+
+var mutating = map[string]bool{"CREATE": true, "UPDATE": true, "PATCH": true, "DELETE": true, "APPLY": true}
+
+func (c clients) scrapeWrites(ctx context.Context) (writes, error) {
+	raw, err := c.kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("scraping the API server's metrics: %w", err)
+	}
+	var parser expfmt.TextParser
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	w := writes{}
+	family, ok := families["apiserver_request_total"]
+	if !ok {
+		return nil, fmt.Errorf("the API server exports no apiserver_request_total")
+	}
+	for _, m := range family.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if !mutating[labels["verb"]] {
+			continue
+		}
+		key := labels["verb"] + " " + labels["resource"]
+		if sub := labels["subresource"]; sub != "" {
+			key += "/" + sub
+		}
+		w[key] += m.GetCounter().GetValue()
+	}
+	return w, nil
+}
+
+// settledWrites waits until the controller has stopped writing (two scrapes five seconds
+// apart agree) and returns what was written since before.
+func (c clients) settledWrites(ctx context.Context, before writes) (writes, error) {
+	var last writes
+	err := wait.PollUntilContextCancel(ctx, 5*time.Second, true, func(ctx context.Context) (bool, error) {
+		now, err := c.scrapeWrites(ctx)
+		if err != nil {
+			return false, err
+		}
+		settled := last != nil && maps.Equal(onlyVirt(now), onlyVirt(last))
+		last = now
+		return settled, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	delta := writes{}
+	for k, v := range last {
+		if d := v - before[k]; d > 0 {
+			delta[k] = d
+		}
+	}
+	return delta, nil
+}
+
+func onlyVirt(w writes) writes {
+	out := writes{}
+	for k, v := range w {
+		if strings.Contains(k, "virtualmachine") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// controllerMemory is the resident and peak resident memory (MiB) of the virt-controller
+// process on this host, which is the cluster's only node.
+func controllerMemory() (rss, peak float64, err error) {
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, path := range cmdlines {
+		cmd, _ := os.ReadFile(path)
+		argv0, _, _ := bytes.Cut(cmd, []byte{0})
+		if filepath.Base(string(argv0)) != "virt-controller" {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join(filepath.Dir(path), "status"))
+		if err != nil {
+			return 0, 0, err
+		}
+		return statusMiB(status, "VmRSS:"), statusMiB(status, "VmHWM:"), nil
+	}
+	return 0, 0, fmt.Errorf("no virt-controller process on this host")
+}
+
+func statusMiB(status []byte, field string) float64 {
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			kib, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kib / 1024
+		}
+	}
+	return 0
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+type result struct {
+	Date  string `json:"date"`
+	Count int    `json:"count"`
+	Nodes int    `json:"kwokNodes"`
+	// DeploymentSeconds: a Deployment of Count replicas, created until all pods Running (floor).
+	DeploymentSeconds float64 `json:"deploymentSeconds"`
+	// VMSeconds: Count VMs, the first created until every instance Scheduled.
+	VMSeconds float64 `json:"vmSeconds"`
+	Ratio     float64 `json:"ratioToFloor"`
+	// Writes are every component's mutating requests while the VMs started, by verb and resource.
+	Writes writes `json:"writes"`
+	// ControllerWrites are the ones virt-controller makes, per VM.
+	ControllerWrites      map[string]float64 `json:"controllerWritesPerVM"`
+	ControllerWritesPerVM float64            `json:"controllerWritesPerVMTotal"`
+	EventsPerVM           float64            `json:"eventWritesPerVMAllComponents"`
+	ControllerRSS         float64            `json:"controllerRSSMiB"`
+	ControllerPeakRSS     float64            `json:"controllerPeakRSSMiB"`
+}
+
+// controllerWrite says whether virt-controller made a write: during the VM phase nothing else
+// writes VMs (but the bench's creates), instances, or creates pods.
+func controllerWrite(key string) bool {
+	verb, resource, _ := strings.Cut(key, " ")
+	switch {
+	case strings.HasPrefix(resource, "virtualmachineinstances"):
+		return true
+	case strings.HasPrefix(resource, "virtualmachines"):
+		return !(verb == "CREATE" && resource == "virtualmachines")
+	}
+	return key == "CREATE pods"
+}
+
+func (r *result) summarise() {
+	r.Ratio = r.VMSeconds / r.DeploymentSeconds
+	r.ControllerWrites = map[string]float64{}
+	for key, n := range r.Writes {
+		perVM := n / float64(r.Count)
+		switch {
+		case controllerWrite(key):
+			r.ControllerWrites[key] = perVM
+			r.ControllerWritesPerVM += perVM
+		case strings.HasSuffix(key, " events"):
+			r.EventsPerVM += perVM
+		}
+	}
+}
+
+func (r *result) markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "bench-controller, %s: %d VMs on %d kwok nodes\n\n", r.Date, r.Count, r.Nodes)
+	fmt.Fprintf(&b, "| Measure | Value | Floor or goal | Ratio |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| %d VMs created -> all VMIs Scheduled | %.1f s | Deployment of %d: pods Running in %.1f s | %.2fx (goal <= 1.5x) |\n",
+		r.Count, r.VMSeconds, r.Count, r.DeploymentSeconds, r.Ratio)
+	fmt.Fprintf(&b, "| virt-controller API writes per VM | %.2f | goal <= 4 | %.2fx |\n", r.ControllerWritesPerVM, r.ControllerWritesPerVM/4)
+	fmt.Fprintf(&b, "| events per VM (all components) | %.2f | | |\n", r.EventsPerVM)
+	fmt.Fprintf(&b, "| virt-controller RSS after / peak | %.0f / %.0f MiB | goal <= 150 MiB | %.2fx |\n\n", r.ControllerRSS, r.ControllerPeakRSS, r.ControllerPeakRSS/150)
+	fmt.Fprintf(&b, "| virt-controller write | per VM |\n|---|---|\n")
+	keys := make([]string, 0, len(r.ControllerWrites))
+	for k := range r.ControllerWrites {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "| %s | %.2f |\n", k, r.ControllerWrites[k])
+	}
+	return b.String()
+}
