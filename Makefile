@@ -4,13 +4,17 @@ BINARIES := virt-controller virt-handler virt-launcher virt-api vmctl virtctl
 TOOLS_BIN := $(CURDIR)/_out/tools/bin
 export VMCTL_TOOLS_BIN := $(TOOLS_BIN)
 
-.PHONY: all build images generate verify lint unit integration e2e e2e-cluster test tools \
+.PHONY: all deps build images generate verify lint unit integration e2e e2e-cluster test tools \
 	cluster-up cluster-down cluster-sync bench-controller clean
 
 all: build
 
+## deps: Debian packages the Go build needs (the libvirt client the Go module proxy refuses)
+deps:
+	hack/build-deps.sh
+
 ## build: every binary into _out/bin (static, no cgo)
-build:
+build: deps
 	CGO_ENABLED=0 go build -trimpath -o _out/bin/ $(addprefix ./cmd/,$(BINARIES))
 
 ## images: every component image as a tarball in _out/images (no Docker: go-containerregistry)
@@ -22,11 +26,11 @@ generate:
 	hack/update-codegen.sh
 
 ## verify: fail when generated code or CRDs are stale, or the code is not gofmt-clean
-verify:
+verify: deps
 	hack/verify.sh
 
 ## lint: go vet over the project, e2e tests included
-lint:
+lint: deps
 	go vet ./...
 	go vet -tags e2e ./test/e2e/...
 
@@ -35,11 +39,11 @@ tools:
 	hack/build-tools.sh etcd kube-apiserver kubectl
 
 ## unit: tests that need nothing but Go
-unit:
+unit: deps
 	go test $$(go list ./... | grep -v /test/)
 
 ## integration: tests against a real kube-apiserver and etcd started per package
-integration: tools
+integration: deps tools
 	go test -count=1 ./test/integration/...
 
 ## cluster-up: a real single-node cluster on this machine, state in _cluster/ (NODES=n adds fake nodes)

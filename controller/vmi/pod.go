@@ -2,6 +2,7 @@ package vmi
 
 import (
 	"maps"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -63,12 +64,22 @@ func renderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 			TerminationGracePeriodSeconds: ptr.To(grace + shutdownMargin),
 			Hostname:                      vmi.Spec.Hostname,
 			AutomountServiceAccountToken:  ptr.To(false),
+			ImagePullSecrets:              pullSecrets(vmi),
+			Volumes:                       podVolumes(),
+			InitContainers:                initContainers(vmi, cfg),
 			Containers: []corev1.Container{{
 				Name:            "compute",
 				Image:           cfg.LauncherImage,
 				ImagePullPolicy: corev1.PullIfNotPresent,
-				Args:            []string{"--name", vmi.Name, "--namespace", vmi.Namespace, "--uid", string(vmi.UID)},
-				Resources:       launcherResources(vmi),
+				Args: []string{"--name", vmi.Name, "--namespace", vmi.Namespace, "--uid", string(vmi.UID),
+					"--grace-period", strconv.FormatInt(grace, 10)},
+				Resources:    launcherResources(vmi),
+				VolumeMounts: []corev1.VolumeMount{privateMount},
+				SecurityContext: &corev1.SecurityContext{
+					RunAsUser:    ptr.To(int64(0)),
+					RunAsNonRoot: ptr.To(false),
+					Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}, Add: launcherCapabilities},
+				},
 			}},
 		},
 	}

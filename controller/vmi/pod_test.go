@@ -1,6 +1,7 @@
 package vmi
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,5 +75,47 @@ func TestLauncherResources(t *testing.T) {
 				t.Errorf("limit %v, want %q", r.Limits, tt.wantLimit)
 			}
 		})
+	}
+}
+
+func TestLauncherPodCopiesBootFilesOutOfTheirImages(t *testing.T) {
+	vmi := &v1.VirtualMachineInstance{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "uid-1"},
+		Spec: v1.VirtualMachineInstanceSpec{
+			Domain: v1.DomainSpec{Firmware: &v1.Firmware{KernelBoot: &v1.KernelBoot{Container: &v1.KernelBootContainer{
+				Image: "guest:1", KernelPath: "/boot/vmlinuz", InitrdPath: "/boot/initrd.img", ImagePullSecret: "creds"}}}},
+			Volumes: []v1.Volume{
+				{Name: "root", VolumeSource: v1.VolumeSource{ContainerDisk: &v1.ContainerDiskSource{Image: "disk:1", ImagePullSecret: "creds"}}},
+				{Name: "data", VolumeSource: v1.VolumeSource{EmptyDisk: &v1.EmptyDiskSource{}}},
+			},
+		},
+	}
+	pod := renderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"})
+	tests := []struct {
+		name, image string
+		command     []string
+	}{
+		{"tools", "launcher:1", []string{"cp", "/usr/bin/virt-launcher", toolsBinary}},
+		{"volume-root", "disk:1", []string{toolsBinary, "copy-disk", "/disk", PrivateDir + "/vmi-disks/root"}},
+		{"kernel-boot", "guest:1", []string{toolsBinary, "copy-file", "/boot/vmlinuz", KernelBootDir + "/kernel", "/boot/initrd.img", KernelBootDir + "/initrd"}},
+	}
+	if len(pod.Spec.InitContainers) != len(tests) {
+		t.Fatalf("%d init containers, want %d", len(pod.Spec.InitContainers), len(tests))
+	}
+	for i, tt := range tests {
+		c := pod.Spec.InitContainers[i]
+		if c.Name != tt.name || c.Image != tt.image || !slices.Equal(c.Command, tt.command) {
+			t.Errorf("init container %d: %s %s %v, want %s %s %v", i, c.Name, c.Image, c.Command, tt.name, tt.image, tt.command)
+		}
+	}
+	if len(pod.Spec.ImagePullSecrets) != 1 || pod.Spec.ImagePullSecrets[0].Name != "creds" {
+		t.Errorf("pull secrets %v, want creds once", pod.Spec.ImagePullSecrets)
+	}
+	compute := pod.Spec.Containers[0]
+	if len(compute.VolumeMounts) != 1 || compute.VolumeMounts[0].MountPath != PrivateDir {
+		t.Errorf("compute mounts %v, want %s", compute.VolumeMounts, PrivateDir)
+	}
+	if caps := compute.SecurityContext.Capabilities; len(caps.Drop) != 1 || caps.Drop[0] != "ALL" || ptr.Deref(compute.SecurityContext.Privileged, false) {
+		t.Errorf("compute security context %+v, want all capabilities dropped but the listed ones, not privileged", compute.SecurityContext)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
@@ -19,14 +20,14 @@ import (
 // apiserver_request_total: what every client wrote, split by kind of object.
 type writes map[string]float64
 
-var mutating = map[string]bool{"CREATE": true, "UPDATE": true, "PATCH": true, "DELETE": true, "APPLY": true}
+var mutating = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true, "APPLY": true}
 
 func (c clients) scrapeWrites(ctx context.Context) (writes, error) {
 	raw, err := c.kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("scraping the API server's metrics: %w", err)
 	}
-	var parser expfmt.TextParser
+	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err

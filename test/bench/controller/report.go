@@ -33,9 +33,9 @@ func controllerWrite(key string) bool {
 	case strings.HasPrefix(resource, "virtualmachineinstances"):
 		return true
 	case strings.HasPrefix(resource, "virtualmachines"):
-		return !(verb == "CREATE" && resource == "virtualmachines")
+		return !(verb == "POST" && resource == "virtualmachines")
 	}
-	return key == "CREATE pods"
+	return key == "POST pods"
 }
 
 func (r *result) summarise() {
