@@ -1,0 +1,82 @@
+package domain
+
+import (
+	"fmt"
+	"math"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+const (
+	// TCGCPUModel is the CPU model of emulated (TCG) guests. host-passthrough needs KVM, and
+	// QEMU 7.2's TCG accepts Nehalem with ",enforce" (SandyBridge and later ask for x2apic
+	// and tsc-deadline, which TCG lacks). Nehalem is x86-64-v2, so distributions that
+	// require v2 (RHEL 9 and derivatives) boot, unlike on QEMU's default qemu64.
+	TCGCPUModel = "Nehalem"
+	// maxVCPUs: without x2APIC (TCG has none; KVM needs an IOMMU for interrupt remapping)
+	// x86 APIC IDs stop at 254.
+	maxVCPUs = 255
+)
+
+// memoryKiB is the guest memory: memory.guest, else the memory request, else the limit (the
+// order defaults.go fills memory.guest in, for specs that were not defaulted).
+func (c *converter) memoryKiB() uint64 {
+	spec := &c.vmi.Spec.Domain
+	var q resource.Quantity
+	var p *field.Path
+	if spec.Memory != nil && spec.Memory.Guest != nil {
+		q, p = *spec.Memory.Guest, domainPath.Child("memory", "guest")
+	} else if r, ok := spec.Resources.Requests["memory"]; ok {
+		q, p = r, domainPath.Child("resources", "requests", "memory")
+	} else if l, ok := spec.Resources.Limits["memory"]; ok {
+		q, p = l, domainPath.Child("resources", "limits", "memory")
+	} else {
+		c.fail(field.Required(domainPath.Child("memory", "guest"), "no memory requested: set spec.domain.memory.guest or spec.domain.resources.requests.memory"))
+		return 0
+	}
+	if q.Sign() <= 0 {
+		c.fail(field.Invalid(p, q.String(), "must be greater than zero"))
+		return 0
+	}
+	// Value() saturates beyond int64; refuse rather than hand libvirt a wrong size.
+	if q.Cmp(*resource.NewQuantity(math.MaxInt64-1023, resource.BinarySI)) > 0 {
+		c.fail(field.Invalid(p, q.String(), "is too large"))
+		return 0
+	}
+	return (uint64(q.Value()) + 1023) / 1024
+}
+
+// cpu is the vCPU count and the CPU element: topology always, and a model TCG can emulate
+// when there is no KVM (host-model and host-passthrough describe a host CPU TCG is not).
+func (c *converter) cpu() (VCPU, CPU) {
+	topo := CPUTopology{Sockets: 1, Cores: 1, Threads: 1}
+	model := ""
+	if spec := c.vmi.Spec.Domain.CPU; spec != nil {
+		for _, v := range []struct {
+			dst *uint32
+			src uint32
+		}{{&topo.Sockets, spec.Sockets}, {&topo.Cores, spec.Cores}, {&topo.Threads, spec.Threads}} {
+			if v.src > 0 {
+				*v.dst = v.src
+			}
+		}
+		model = spec.Model
+	}
+	total := uint64(topo.Sockets) * uint64(topo.Cores) * uint64(topo.Threads)
+	if total > maxVCPUs {
+		c.fail(field.Invalid(domainPath.Child("cpu"), total, fmt.Sprintf("cores*sockets*threads must be at most %d", maxVCPUs)))
+	}
+	cpu := CPU{Topology: &topo}
+	switch {
+	case c.env.DomainType == TypeQEMU && (model == "" || model == "host-model" || model == "host-passthrough"):
+		cpu.Mode, cpu.Match, cpu.Model = "custom", "exact", &CPUModel{Fallback: "forbid", Value: TCGCPUModel}
+	case model == "":
+		cpu.Mode = "host-model" // KubeVirt's default on KVM
+	case model == "host-model" || model == "host-passthrough":
+		cpu.Mode = model
+	case c.text(domainPath.Child("cpu", "model"), model):
+		cpu.Mode, cpu.Match, cpu.Model = "custom", "exact", &CPUModel{Fallback: "forbid", Value: model}
+	}
+	return VCPU{Placement: "static", Value: uint32(min(total, maxVCPUs))}, cpu
+}

@@ -1,0 +1,188 @@
+package domain
+
+import (
+	"fmt"
+	"regexp"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// diskSerialRE is what libvirt accepts in <serial> of a disk.
+var diskSerialRE = regexp.MustCompile(`^[A-Za-z0-9_ .+-]*$`)
+
+// disks turns spec disks into libvirt disks in spec order, naming targets the way the
+// guest kernel will (vda, vdb, ... for virtio; sda, ... for SATA and SCSI, which share the
+// sd namespace in libvirt), and adds the virtio-scsi controller SCSI disks need (libvirt's
+// default SCSI controller for x86 is an LSI model no current guest should depend on).
+func (c *converter) disks() ([]Controller, []Disk) {
+	volumes := c.volumeIndex()
+	disksPath := domainPath.Child("devices", "disks")
+	seen, boots := map[string]bool{}, map[uint]bool{}
+	counters := map[string]int{}
+	var out []Disk
+	var controllers []Controller
+	for i := range c.vmi.Spec.Domain.Devices.Disks {
+		spec := &c.vmi.Spec.Domain.Devices.Disks[i]
+		p := disksPath.Index(i)
+		if spec.Name == "" {
+			c.fail(field.Required(p.Child("name"), "a disk needs the name of its volume"))
+			continue
+		}
+		if seen[spec.Name] {
+			c.fail(field.Duplicate(p.Child("name"), spec.Name))
+			continue
+		}
+		seen[spec.Name] = true
+		disk, ok := c.device(p, spec)
+		if !ok {
+			continue
+		}
+		vi, found := volumes[spec.Name]
+		if !found {
+			c.fail(field.Invalid(p.Child("name"), spec.Name, "no volume of this name in spec.volumes"))
+			continue
+		}
+		if !c.source(vi, &disk) {
+			continue
+		}
+		if disk.ReadOnly != nil && disk.Device == "disk" && disk.Target.Bus == string(v1.DiskBusSATA) {
+			c.fail(field.Invalid(p, spec.Name, "a read-only disk cannot be on the sata bus (QEMU's SATA disks cannot be read-only): use virtio or scsi, or a cdrom"))
+			continue
+		}
+		prefix := "sd"
+		if disk.Target.Bus == string(v1.DiskBusVirtio) {
+			prefix = "vd"
+		}
+		disk.Target.Dev = prefix + diskLetters(counters[prefix])
+		counters[prefix]++
+		if disk.Target.Bus == string(v1.DiskBusSCSI) && len(controllers) == 0 {
+			controllers = append(controllers, Controller{Type: "scsi", Index: 0, Model: "virtio-scsi"})
+		}
+		if spec.BootOrder != nil {
+			if *spec.BootOrder == 0 || boots[*spec.BootOrder] {
+				c.fail(field.Invalid(p.Child("bootOrder"), *spec.BootOrder, "must be at least 1 and unique among disks"))
+				continue
+			}
+			boots[*spec.BootOrder] = true
+			disk.Boot = &Boot{Order: *spec.BootOrder}
+		}
+		if spec.Serial != "" {
+			if !diskSerialRE.MatchString(spec.Serial) {
+				c.fail(field.Invalid(p.Child("serial"), spec.Serial, "may only contain letters, digits, spaces and _ . + -"))
+				continue
+			}
+			disk.Serial = spec.Serial
+		}
+		out = append(out, disk)
+	}
+	return controllers, out
+}
+
+// device is the disk's kind, bus and read-only flag, with the defaults defaults.go applies
+// (virtio disk, read-only SATA cdrom) for specs that were not defaulted.
+func (c *converter) device(p *field.Path, spec *v1.Disk) (Disk, bool) {
+	switch {
+	case spec.Disk != nil && spec.CDRom != nil:
+		c.fail(field.Invalid(p, spec.Name, "must set at most one of disk and cdrom"))
+		return Disk{}, false
+	case spec.CDRom != nil:
+		bus := spec.CDRom.Bus
+		if bus == "" {
+			bus = v1.DiskBusSATA
+		}
+		// A CD-ROM needs an ejectable-media device: QEMU has none on virtio-blk.
+		if bus != v1.DiskBusSATA && bus != v1.DiskBusSCSI {
+			c.fail(field.NotSupported(p.Child("cdrom", "bus"), bus, []v1.DiskBus{v1.DiskBusSATA, v1.DiskBusSCSI}))
+			return Disk{}, false
+		}
+		if spec.CDRom.ReadOnly != nil && !*spec.CDRom.ReadOnly {
+			c.fail(field.Invalid(p.Child("cdrom", "readonly"), false, "a CD-ROM is always read-only"))
+			return Disk{}, false
+		}
+		return Disk{Device: "cdrom", Target: DiskTarget{Bus: string(bus)}, ReadOnly: &struct{}{}}, true
+	default:
+		bus, readOnly := v1.DiskBusVirtio, false
+		if spec.Disk != nil {
+			readOnly = spec.Disk.ReadOnly
+			if spec.Disk.Bus != "" {
+				bus = spec.Disk.Bus
+			}
+		}
+		if bus != v1.DiskBusVirtio && bus != v1.DiskBusSATA && bus != v1.DiskBusSCSI {
+			c.fail(field.NotSupported(p.Child("disk", "bus"), bus, []v1.DiskBus{v1.DiskBusVirtio, v1.DiskBusSATA, v1.DiskBusSCSI}))
+			return Disk{}, false
+		}
+		d := Disk{Device: "disk", Target: DiskTarget{Bus: string(bus)}}
+		if readOnly {
+			d.ReadOnly = &struct{}{}
+		}
+		return d, true
+	}
+}
+
+type volumeRef struct {
+	index int
+	vol   *v1.Volume
+}
+
+// volumeIndex maps volume names to volumes, reporting duplicates (a disk could not say which
+// one it means).
+func (c *converter) volumeIndex() map[string]volumeRef {
+	out := map[string]volumeRef{}
+	for i := range c.vmi.Spec.Volumes {
+		vol := &c.vmi.Spec.Volumes[i]
+		if _, dup := out[vol.Name]; dup {
+			c.fail(field.Duplicate(specPath.Child("volumes").Index(i).Child("name"), vol.Name))
+			continue
+		}
+		out[vol.Name] = volumeRef{index: i, vol: vol}
+	}
+	return out
+}
+
+// source fills the disk's file and format from the image the node resolved for the volume.
+func (c *converter) source(ref volumeRef, disk *Disk) bool {
+	p := specPath.Child("volumes").Index(ref.index)
+	src := &ref.vol.VolumeSource
+	kinds := 0
+	for _, set := range []bool{src.ContainerDisk != nil, src.CloudInitNoCloud != nil, src.EmptyDisk != nil, src.PersistentVolumeClaim != nil} {
+		if set {
+			kinds++
+		}
+	}
+	if kinds != 1 {
+		c.fail(field.Invalid(p, ref.vol.Name, fmt.Sprintf("must set exactly one supported volume source (containerDisk, cloudInitNoCloud, emptyDisk, persistentVolumeClaim), found %d", kinds)))
+		return false
+	}
+	host := c.env.Volumes[ref.vol.Name]
+	path := c.hostFile(p, host.Path, "disk image")
+	if path == "" {
+		return false
+	}
+	format := host.Format
+	if format == "" {
+		format = "raw"
+	}
+	if format != "raw" && format != "qcow2" {
+		c.fail(field.Invalid(p, format, "the node resolved an image format other than raw or qcow2"))
+		return false
+	}
+	if src.PersistentVolumeClaim != nil && src.PersistentVolumeClaim.ReadOnly {
+		disk.ReadOnly = &struct{}{}
+	}
+	disk.Type = "file"
+	disk.Driver = &DiskDriver{Name: "qemu", Type: format}
+	disk.Source = &DiskSource{File: path}
+	return true
+}
+
+// diskLetters is the Linux sd/vd suffix of the n-th disk: a..z, aa..az, ba..
+func diskLetters(n int) string {
+	s := ""
+	for n++; n > 0; n = (n - 1) / 26 {
+		s = string(rune('a'+(n-1)%26)) + s
+	}
+	return s
+}
