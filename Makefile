@@ -36,7 +36,7 @@ lint: deps
 
 ## tools: the pinned Kubernetes, etcd and kubectl binaries tests run against (cached by Go)
 tools:
-	hack/build-tools.sh etcd kube-apiserver kubectl
+	hack/build-tools.sh etcd kube-apiserver kubectl kube-controller-manager
 
 ## unit: tests that need nothing but Go
 unit: deps

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 )
 
 // Loop feeds keys from a rate-limited queue to a sync function: a failed sync is retried
@@ -72,7 +74,12 @@ func (l *Loop) processNext(ctx context.Context) bool {
 	}
 	defer l.Queue.Done(key)
 	if err := l.Sync(ctx, key); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "sync failed", "controller", l.Name, "key", key)
+		if apierrors.IsConflict(err) {
+			// A write raced the informer: routine, the retry reads the newer object.
+			klog.FromContext(ctx).V(4).Info("sync conflicted, retrying", "controller", l.Name, "key", key)
+		} else {
+			utilruntime.HandleErrorWithContext(ctx, err, "sync failed", "controller", l.Name, "key", key)
+		}
 		l.Queue.AddRateLimited(key)
 		return true
 	}

@@ -87,6 +87,15 @@ func (e *Expectations) Satisfied(key string) bool {
 	return e.clock.Since(p.since) > e.ttl
 }
 
+// CreationsPending reports whether key still waits to see objects it created (and the
+// expectation has not expired): a VM whose instance is on its way is starting.
+func (e *Expectations) CreationsPending(key string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, ok := e.pending[key]
+	return ok && p.creations > 0 && e.clock.Since(p.since) <= e.ttl
+}
+
 // Forget drops everything pending for key, when its owner is gone or its sync starts over.
 func (e *Expectations) Forget(key string) {
 	e.mu.Lock()

@@ -230,3 +230,28 @@ func TestSyncWritesNoStatusWhenNothingChanged(t *testing.T) {
 		t.Errorf("second sync of an unchanged VM wrote: %s", got)
 	}
 }
+
+func TestStoppingAFinishedInstanceIsNotStarting(t *testing.T) {
+	vm := newVM(v1.RunStrategyHalted)
+	f := newFixture(t, []*v1.VirtualMachine{vm}, []*v1.VirtualMachineInstance{ownedInstance(vm, v1.Succeeded)})
+	if got := verbs(f.sync("ns/vm")); !strings.HasPrefix(got, "delete virtualmachineinstances") {
+		t.Fatalf("actions: %s, want the finished instance deleted", got)
+	}
+	stored, _ := f.client.KubevirtV1().VirtualMachines("ns").Get(context.Background(), "vm", metav1.GetOptions{})
+	if stored.Status.PrintableStatus != v1.VirtualMachineStatusStopped {
+		t.Errorf("printable status %s while its finished instance is deleted, want Stopped", stored.Status.PrintableStatus)
+	}
+}
+
+func TestAnInstanceBeingDeletedIsNotReady(t *testing.T) {
+	vm := newVM(v1.RunStrategyAlways)
+	vmi := ownedInstance(vm, v1.Running)
+	vmi.DeletionTimestamp = ptr.To(metav1.Now())
+	vmi.Status.Conditions = []v1.VirtualMachineInstanceCondition{{Type: v1.VirtualMachineInstanceReady, Status: k8sv1.ConditionTrue}}
+	f := newFixture(t, []*v1.VirtualMachine{vm}, []*v1.VirtualMachineInstance{vmi})
+	f.sync("ns/vm")
+	stored, _ := f.client.KubevirtV1().VirtualMachines("ns").Get(context.Background(), "vm", metav1.GetOptions{})
+	if stored.Status.Ready || stored.Status.PrintableStatus != v1.VirtualMachineStatusStopping {
+		t.Errorf("ready %v printable %s, want not ready and Stopping", stored.Status.Ready, stored.Status.PrintableStatus)
+	}
+}

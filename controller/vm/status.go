@@ -13,7 +13,9 @@ func (c *Controller) updateStatusFields(vm *v1.VirtualMachine, o observed, strat
 	s := &vm.Status
 	vmi := o.vmi
 	s.Created = vmi != nil
-	ready := vmi != nil && !vmi.Status.Phase.IsFinal() && hasCondition(vmi, v1.VirtualMachineInstanceReady, corev1.ConditionTrue)
+	// An instance on its way out is not ready, whatever it last reported.
+	ready := vmi != nil && !vmi.Status.Phase.IsFinal() && vmi.DeletionTimestamp == nil &&
+		hasCondition(vmi, v1.VirtualMachineInstanceReady, corev1.ConditionTrue)
 	s.Ready = ready
 	s.PrintableStatus = printableStatus(o)
 	s.RunStrategy = strategy

@@ -65,7 +65,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if strategyErr != nil {
 		syncErr = strategyErr
 	}
-	o := observed{vm: vm, vmi: vmi, pod: c.launcherPod(vmi), starting: p.createVMI || !c.expectations.Satisfied(key), backingOff: p.backoff > 0}
+	o := observed{vm: vm, vmi: vmi, pod: c.launcherPod(vmi), starting: p.createVMI || c.expectations.CreationsPending(key), backingOff: p.backoff > 0}
 	c.updateStatusFields(vm, o, strategy, syncErr)
 	if !equality.Semantic.DeepEqual(cached.Status, vm.Status) {
 		if _, err := c.virt.KubevirtV1().VirtualMachines(namespace).UpdateStatus(ctx, vm, metav1.UpdateOptions{}); err != nil {

@@ -2,6 +2,7 @@ package vmi
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -9,8 +10,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	kubeinformers "k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	core "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 
@@ -110,12 +113,13 @@ func TestSyncRecordsTheNode(t *testing.T) {
 	vmi := newInstance()
 	vmi.Status.Phase = v1.Scheduling
 	f := newFixture(t, vmi, launcher(vmi, corev1.PodRunning, "node-a"))
-	if got, want := f.sync(), "update virtualmachineinstances, update virtualmachineinstances/status"; got != want {
+	// One write: node agents find their instances by status.nodeName, no label needed.
+	if got, want := f.sync(), "update virtualmachineinstances/status"; got != want {
 		t.Fatalf("actions: %s, want %s", got, want)
 	}
 	stored := f.stored()
-	if stored.Status.Phase != v1.Scheduled || stored.Status.NodeName != "node-a" || stored.Labels[v1.NodeNameLabel] != "node-a" {
-		t.Errorf("phase %s node %q label %q, want Scheduled on node-a", stored.Status.Phase, stored.Status.NodeName, stored.Labels[v1.NodeNameLabel])
+	if stored.Status.Phase != v1.Scheduled || stored.Status.NodeName != "node-a" {
+		t.Errorf("phase %s node %q, want Scheduled on node-a", stored.Status.Phase, stored.Status.NodeName)
 	}
 }
 
@@ -169,5 +173,20 @@ func TestPodScheduledIsMirroredOnlyWhileThePodWaits(t *testing.T) {
 	f.sync()
 	if conds := f.stored().Status.Conditions; len(conds) != 0 {
 		t.Errorf("conditions %+v after scheduling, want none", conds)
+	}
+}
+
+func TestAFailedPodCreationIsReportedOnTheInstance(t *testing.T) {
+	f := newFixture(t, newInstance())
+	f.kube.PrependReactor("create", "pods", func(core.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New(`pods "virt-launcher-web-" is forbidden: exceeded quota`)
+	})
+	if err := f.c.sync(context.Background(), "ns/web"); err == nil {
+		t.Fatal("sync succeeded, want the create error returned for a retry")
+	}
+	conds := f.stored().Status.Conditions
+	if len(conds) != 1 || conds[0].Type != v1.VirtualMachineInstanceSynchronized || conds[0].Reason != FailedCreate ||
+		!strings.Contains(conds[0].Message, "exceeded quota") {
+		t.Errorf("conditions %+v, want Synchronized False FailedCreate with the API error", conds)
 	}
 }

@@ -67,16 +67,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	phase, reason := nextPhase(vmi, pod, podExpected)
 	c.setStatus(vmi, phase, reason, pods)
-	if node := vmi.Status.NodeName; node != "" && vmi.Labels[v1.NodeNameLabel] != node {
-		// The node agent selects its instances by this label.
-		if vmi, err = c.updateMeta(ctx, vmi, func(m *metav1.ObjectMeta) {
-			if m.Labels == nil {
-				m.Labels = map[string]string{}
-			}
-			m.Labels[v1.NodeNameLabel] = node
-		}); err != nil {
-			return err
-		}
+	if syncErr != nil {
+		// Events scroll away; the instance itself says why it does not start.
+		setCondition(&vmi.Status, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized,
+			Status: corev1.ConditionFalse, Reason: FailedCreate, Message: syncErr.Error()}, metav1.NewTime(c.clock.Now()))
+	} else if pod != nil {
+		removeCondition(&vmi.Status, v1.VirtualMachineInstanceSynchronized, FailedCreate)
 	}
 	if !equality.Semantic.DeepEqual(cached.Status, vmi.Status) {
 		if _, err := c.virt.KubevirtV1().VirtualMachineInstances(namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
@@ -189,26 +185,11 @@ func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualM
 
 // setPodScheduled mirrors the pod's PodScheduled condition while the pod waits for a node (so
 // users see why, e.g. Unschedulable) and drops it once the pod is scheduled: the normal path
-// then costs no extra status write. The transition time is kept while the status is unchanged.
+// then costs no extra status write.
 func setPodScheduled(s *v1.VirtualMachineInstanceStatus, pc corev1.PodCondition, now metav1.Time) {
 	if pc.Status == corev1.ConditionTrue {
-		s.Conditions = slices.DeleteFunc(s.Conditions, func(c v1.VirtualMachineInstanceCondition) bool {
-			return c.Type == v1.VirtualMachineInstancePodScheduled
-		})
-		if len(s.Conditions) == 0 {
-			s.Conditions = nil
-		}
+		removeCondition(s, v1.VirtualMachineInstancePodScheduled, "")
 		return
 	}
-	cond := v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstancePodScheduled, Status: pc.Status, Reason: pc.Reason, Message: pc.Message, LastTransitionTime: now}
-	for i := range s.Conditions {
-		if s.Conditions[i].Type == cond.Type {
-			if s.Conditions[i].Status == cond.Status {
-				cond.LastTransitionTime = s.Conditions[i].LastTransitionTime
-			}
-			s.Conditions[i] = cond
-			return
-		}
-	}
-	s.Conditions = append(s.Conditions, cond)
+	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstancePodScheduled, Status: pc.Status, Reason: pc.Reason, Message: pc.Message}, now)
 }

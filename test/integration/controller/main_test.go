@@ -1,0 +1,154 @@
+// Package controller runs the project's controllers in-process against a real kube-apiserver,
+// etcd and kube-controller-manager (garbage collector and namespace controller), with a node
+// double standing in for scheduler, kubelet and virt-handler.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/test/apiserver"
+	"github.com/vmctl/vmctl/test/nodedouble"
+)
+
+// nodeName is the one node of the test cluster, played by the node double.
+const nodeName = "node-double"
+
+var (
+	server *apiserver.Server
+	kube   kubernetes.Interface
+	virt   versioned.Interface
+	node   *nodedouble.Double
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "vmctl-integration-controller-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	start := time.Now()
+	server, err = apiserver.Start(dir)
+	defer server.Stop()
+	apiserverReady := time.Since(start)
+	if err == nil {
+		err = apiserver.InstallCRDs(context.Background(), server.Config)
+	}
+	crdsReady := time.Since(start)
+	if err == nil {
+		// After the CRDs, so the garbage collector watches instances from the start.
+		err = server.StartControllerManager()
+	}
+	kcmReady := time.Since(start)
+	if err == nil {
+		kube, err = kubernetes.NewForConfig(server.Config)
+	}
+	if err == nil {
+		virt, err = versioned.NewForConfig(server.Config)
+	}
+	if err == nil {
+		node = nodedouble.New(kube, virt, nodeName)
+		err = node.RegisterNode(context.Background())
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration setup:", err)
+		return 1
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	background := func(name string, run func(context.Context) error) {
+		wg.Go(func() {
+			if err := run(ctx); err != nil && ctx.Err() == nil {
+				fmt.Fprintf(os.Stderr, "%s stopped: %v\n", name, err)
+			}
+		})
+	}
+	background("node double", node.Run)
+	background("controllers", runControllers)
+	fmt.Fprintf(os.Stderr, "integration setup: kube-apiserver ready %s, CRDs %s, kube-controller-manager %s\n",
+		apiserverReady.Round(time.Millisecond), crdsReady.Round(time.Millisecond), kcmReady.Round(time.Millisecond))
+	code := m.Run()
+	cancel()
+	wg.Wait()
+	return code
+}
+
+// newNamespace gives each test a namespace of its own, deleted (by the namespace controller,
+// which waits for the controllers to release the instances) when the test ends.
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	ns, err := kube.CoreV1().Namespaces().Create(context.Background(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = kube.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
+	})
+	// No pod is admitted before the service account controller made the default ServiceAccount.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := apiserver.WaitDefaultServiceAccount(ctx, kube, ns.Name); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// eventually polls condition every 100ms until it returns true, failing the test with what was
+// awaited, the last error and the last state described after timeout. An error from condition
+// is remembered and reported, not fatal.
+func eventually(t *testing.T, timeout time.Duration, what string, condition func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	var last error
+	start := time.Now()
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		done, err := condition(ctx)
+		if ctx.Err() == nil {
+			// Not the error of a call the deadline cut short.
+			last = err
+		}
+		return err == nil && done, nil
+	})
+	if err != nil {
+		t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
+	}
+	t.Logf("%s after %s", what, time.Since(start).Round(time.Millisecond))
+}
+
+// consistently polls condition for the whole duration, failing the test the first time it
+// returns false or an error.
+func consistently(t *testing.T, duration time.Duration, what string, condition func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), duration)
+	defer cancel()
+	for {
+		ok, err := condition(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil || !ok {
+			t.Fatalf("expected %s to hold for %s; it did not (error: %v)", what, duration, err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
