@@ -5,10 +5,14 @@ go 1.26.0
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-containerregistry v0.22.1
+	github.com/google/nftables v0.3.0
 	github.com/google/uuid v1.6.0
+	github.com/insomniacslk/dhcp v0.0.0-20251020182700-175e84fbb167
+	github.com/kdomanski/iso9660 v0.4.0
 	github.com/prometheus/common v0.66.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
+	github.com/vishvananda/netlink v1.3.1
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.47.0
 	k8s.io/api v0.35.4
@@ -24,12 +28,11 @@ require (
 )
 
 require (
-	github.com/google/nftables v0.3.0 // indirect
-	github.com/insomniacslk/dhcp v0.0.0-20251020182700-175e84fbb167 // indirect
-	github.com/kdomanski/iso9660 v0.4.0 // indirect
+	github.com/josharian/native v1.1.0 // indirect
 	github.com/mdlayher/netlink v1.7.3-0.20250113171957-fbb4dce95f42 // indirect
 	github.com/mdlayher/socket v0.5.0 // indirect
-	github.com/vishvananda/netlink v1.3.1 // indirect
+	github.com/pierrec/lz4/v4 v4.1.14 // indirect
+	github.com/u-root/uio v0.0.0-20230220225925-ffce2a382923 // indirect
 	github.com/vishvananda/netns v0.0.5 // indirect
 )
 

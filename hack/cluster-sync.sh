@@ -13,7 +13,20 @@ hack/cluster/load-images.sh
 
 # The images keep their tag across builds, so pods of an earlier sync must be restarted.
 existed=$("$kubectl" -n $ns get deployment,daemonset -o name 2>/dev/null || true)
-"$kubectl" apply -k manifests/
+# The install as any cluster gets it, but for one node-specific value: virt-handler reaches
+# launcher pods' volumes under the kubelet's root directory, which is _cluster/kubelet here.
+overlay=$root/_out/manifests-local
+mkdir -p "$overlay"
+cat >"$overlay/kustomization.yaml" <<EOF
+resources: [../../manifests]
+patches:
+- target: {kind: DaemonSet, name: virt-handler}
+  patch: |-
+    - op: replace
+      path: /spec/template/spec/volumes/0/hostPath/path
+      value: $root/_cluster/kubelet/pods
+EOF
+"$kubectl" apply -k "$overlay"
 if [ -n "$existed" ]; then
   "$kubectl" -n $ns rollout restart $existed
 fi

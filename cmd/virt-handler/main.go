@@ -1,9 +1,56 @@
-// Command virt-handler is the node agent: it runs each VirtualMachineInstance's domain on its node through libvirt.
-//
-// Until issue 5 lands it only serves /healthz and /readyz, so that it deploys and its pod
-// becomes Ready; it does no other work.
+// Command virt-handler is the node agent: it runs each VirtualMachineInstance's domain on its
+// node through the libvirt of the instance's virt-launcher pod (see package handler).
 package main
 
-import "github.com/vmctl/vmctl/pkg/component"
+import (
+	"fmt"
+	"os"
 
-func main() { component.ServeHealthOnly("virt-handler", 5) }
+	"github.com/spf13/pflag"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/handler"
+	"github.com/vmctl/vmctl/handler/kvm"
+	"github.com/vmctl/vmctl/pkg/component"
+	"github.com/vmctl/vmctl/pkg/health"
+)
+
+func main() {
+	kubeconfig := pflag.String("kubeconfig", "", "kubeconfig file (empty: in-cluster config)")
+	nodeName := pflag.String("node-name", os.Getenv("NODE_NAME"), "this node's name (default $NODE_NAME)")
+	kubeletRoot := pflag.String("kubelet-root", "/var/lib/kubelet", "the kubelet's root directory, as mounted in this container")
+	allowEmulation := pflag.Bool("allow-emulation", false, "run guests with QEMU's software emulator (TCG) when KVM is unusable")
+	healthAddr := pflag.String("health-addr", ":8080", "address of /healthz, /readyz and /metrics")
+	workers := pflag.Int("workers", 3, "concurrent instance syncs")
+	component.ParseFlags()
+
+	if *nodeName == "" {
+		component.Exit(fmt.Errorf("no node name: set --node-name or $NODE_NAME"))
+	}
+	domainType, reason, err := kvm.Select(*allowEmulation)
+	if err != nil {
+		component.Exit(err)
+	}
+	klog.InfoS("domain type selected", "type", domainType, "probe", reason)
+
+	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if err != nil {
+		component.Exit(err)
+	}
+	agent, err := handler.NewAgent(kubernetes.NewForConfigOrDie(config), versioned.NewForConfigOrDie(config), handler.Options{
+		NodeName:    *nodeName,
+		KubeletRoot: *kubeletRoot,
+		DomainType:  domainType,
+	}, *workers)
+	if err != nil {
+		component.Exit(err)
+	}
+	g, ctx := errgroup.WithContext(component.SignalContext())
+	g.Go(func() error { return health.Serve(ctx, *healthAddr, agent.Ready) })
+	g.Go(func() error { return agent.Run(ctx) })
+	component.Exit(g.Wait())
+}

@@ -1,9 +1,119 @@
-// Command virt-launcher runs inside each VirtualMachineInstance's pod and hosts its libvirt and QEMU.
-//
-// Until issue 5 lands it only serves /healthz and /readyz, so that it deploys and its pod
-// becomes Ready; it does no other work.
+// Command virt-launcher runs inside each VirtualMachineInstance's pod: by default it is the
+// compute container's main process (package launcher); its copy-disk and copy-file
+// subcommands are the init containers that copy disks and kernels out of their images.
+// docs/node.md describes the pod. The binary is static, as the init containers run it from
+// a shared emptyDir inside images that bring nothing else.
 package main
 
-import "github.com/vmctl/vmctl/pkg/component"
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
-func main() { component.ServeHealthOnly("virt-launcher", 5) }
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/launcher"
+	"github.com/vmctl/vmctl/launcher/diskcopy"
+)
+
+// pkg/component is not used here: its health server pulls Prometheus and apimachinery into
+// a binary that every launcher pod copies into its tools emptyDir.
+
+func main() {
+	root := rootCommand()
+	klog.InitFlags(nil)
+	root.PersistentFlags().AddGoFlagSet(flag.CommandLine)
+	if err := root.Execute(); err != nil {
+		exit(1, err)
+	}
+}
+
+// exit flushes the logs and ends the process with code; err, when set, is logged first.
+func exit(code int, err error) {
+	if err != nil {
+		klog.ErrorS(err, "exiting")
+	}
+	klog.Flush()
+	os.Exit(code)
+}
+
+// signalContext ends on the first SIGTERM (the kubelet deleting the pod; tini forwards it)
+// or SIGINT. Later signals stay caught, so a second SIGTERM cannot cut the shutdown short.
+func signalContext() context.Context {
+	ctx, _ := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	return ctx
+}
+
+func rootCommand() *cobra.Command {
+	cfg := launcher.Config{}
+	var grace int64
+	root := &cobra.Command{
+		Use:           "virt-launcher --name NAME --namespace NAMESPACE [flags]",
+		Short:         "Runs one VirtualMachineInstance's libvirtd and follows its domain",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if grace < 0 {
+				return fmt.Errorf("--grace-period %d: must be 0 or more", grace)
+			}
+			cfg.GracePeriod = time.Duration(grace) * time.Second
+			code, err := launcher.Run(signalContext(), cfg)
+			if err != nil {
+				code = 1
+			}
+			exit(code, err)
+			return nil
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	f := root.Flags()
+	f.StringVar(&cfg.Name, "name", "", "the VirtualMachineInstance's name")
+	f.StringVar(&cfg.Namespace, "namespace", "", "the VirtualMachineInstance's namespace")
+	f.StringVar(&cfg.UID, "uid", "", "the VirtualMachineInstance's UID (for logs)")
+	f.Int64Var(&grace, "grace-period", 30, "seconds the guest may take to shut down after SIGTERM before it is destroyed; 0 destroys at once")
+	f.StringVar(&cfg.Hostname, "hostname", "", "hostname DHCP offers the guest (default: --name)")
+	f.StringVar(&cfg.Network, "network", launcher.NetworkMasquerade, "pod network binding: masquerade (tap0 on k6t-br0, NAT, DHCP) or none")
+	f.StringVar(&cfg.PrivateDir, "private-dir", launcher.PrivateDir, "the pod's private directory (libvirt socket, console log)")
+	f.StringVar(&cfg.Libvirtd, "libvirtd", "/usr/sbin/libvirtd", "libvirtd binary")
+	f.DurationVar(&cfg.SocketTimeout, "socket-timeout", time.Minute, "how long libvirtd may take to open its socket")
+
+	root.AddCommand(&cobra.Command{
+		Use:   "copy-disk SRC DESTDIR",
+		Short: "Copy a containerDisk to DESTDIR/disk.qcow2 or DESTDIR/disk.raw (SRC: the image file, or a directory whose first regular file is taken)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(_ *cobra.Command, args []string) error {
+			dest, err := diskcopy.Disk(args[0], args[1])
+			if err == nil {
+				klog.InfoS("copied disk", "from", args[0], "to", dest)
+			}
+			return err
+		},
+	}, &cobra.Command{
+		Use:   "copy-file SRC DEST [SRC DEST]...",
+		Short: "Copy files (a kernelBoot kernel and initrd), creating each DEST's directory",
+		// Pairs, so one init container copies both kernelBoot files: its image may have
+		// no shell to run the command twice.
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 || len(args)%2 != 0 {
+				return fmt.Errorf("want SRC DEST pairs, got %d argument(s)", len(args))
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			for i := 0; i < len(args); i += 2 {
+				if err := diskcopy.File(args[i], args[i+1]); err != nil {
+					return err
+				}
+				klog.InfoS("copied file", "from", args[i], "to", args[i+1])
+			}
+			return nil
+		},
+	})
+	return root
+}

@@ -1,7 +1,9 @@
 package vmi
 
 import (
+	"fmt"
 	"path"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
@@ -31,14 +33,65 @@ const KernelBootDir = PrivateDir + "/kernel-boot"
 
 // launcherCapabilities are what libvirtd and QEMU need in an unprivileged pod (spawning QEMU
 // as root: SETPCAP, SETUID, SETGID, DAC_OVERRIDE) plus what masquerade networking needs (a
-// tap device: NET_ADMIN, MKNOD), as measured in ../shared/notes/launcher-pod.md.
-var launcherCapabilities = []corev1.Capability{"NET_ADMIN", "MKNOD", "SETPCAP", "SETUID", "SETGID", "DAC_OVERRIDE"}
+// tap device: NET_ADMIN, MKNOD; the guest's DHCP server on port 67: NET_BIND_SERVICE), as
+// measured in ../shared/notes/launcher-pod.md.
+var launcherCapabilities = []corev1.Capability{"NET_ADMIN", "MKNOD", "NET_BIND_SERVICE", "SETPCAP", "SETUID", "SETGID", "DAC_OVERRIDE"}
 
-func podVolumes() []corev1.Volume {
-	return []corev1.Volume{
+// launcherArgs tell the launcher which domain it runs, how long a shutdown may take, and
+// whether the guest has a masquerade NIC to wire (the only pod network binding supported).
+func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
+	args := []string{"--name", vmi.Name, "--namespace", vmi.Namespace, "--uid", string(vmi.UID),
+		"--grace-period", strconv.FormatInt(grace, 10)}
+	if vmi.Spec.Hostname != "" {
+		args = append(args, "--hostname", vmi.Spec.Hostname)
+	}
+	network := "none"
+	for _, iface := range vmi.Spec.Domain.Devices.Interfaces {
+		if iface.Masquerade != nil {
+			network = "masquerade"
+		}
+	}
+	return append(args, "--network", network)
+}
+
+// podVolumes are the shared emptyDirs, every PVC the guest uses (its disk.img is the disk),
+// and every secret cloud-init reads, which the handler finds where the kubelet put them.
+func podVolumes(vmi *v1.VirtualMachineInstance) []corev1.Volume {
+	volumes := []corev1.Volume{
 		{Name: privateVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 		{Name: toolsVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 	}
+	secrets := map[string]bool{}
+	for _, vol := range vmi.Spec.Volumes {
+		if pvc := vol.PersistentVolumeClaim; pvc != nil {
+			volumes = append(volumes, corev1.Volume{Name: pvcVolume(vol.Name), VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: pvc.ClaimName, ReadOnly: pvc.ReadOnly}}})
+		}
+		if ci := vol.CloudInitNoCloud; ci != nil {
+			for _, ref := range []*corev1.LocalObjectReference{ci.UserDataSecretRef, ci.NetworkDataSecretRef} {
+				if ref != nil && ref.Name != "" && !secrets[ref.Name] {
+					secrets[ref.Name] = true
+					volumes = append(volumes, corev1.Volume{Name: fmt.Sprintf("secret-%d", len(secrets)),
+						VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: ref.Name}}})
+				}
+			}
+		}
+	}
+	return volumes
+}
+
+// pvcVolume names a PVC's pod volume apart from the pod's own volumes.
+func pvcVolume(volume string) string { return "pvc-" + volume }
+
+// computeMounts put each PVC where its volume's disk files go.
+func computeMounts(vmi *v1.VirtualMachineInstance) []corev1.VolumeMount {
+	mounts := []corev1.VolumeMount{privateMount}
+	for _, vol := range vmi.Spec.Volumes {
+		if pvc := vol.PersistentVolumeClaim; pvc != nil {
+			mounts = append(mounts, corev1.VolumeMount{Name: pvcVolume(vol.Name), MountPath: DiskDir(vol.Name), ReadOnly: pvc.ReadOnly})
+		}
+	}
+	return mounts
 }
 
 var (

@@ -2,7 +2,6 @@ package vmi
 
 import (
 	"maps"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -65,16 +64,16 @@ func renderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 			Hostname:                      vmi.Spec.Hostname,
 			AutomountServiceAccountToken:  ptr.To(false),
 			ImagePullSecrets:              pullSecrets(vmi),
-			Volumes:                       podVolumes(),
+			SecurityContext:               &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+			Volumes:                       podVolumes(vmi),
 			InitContainers:                initContainers(vmi, cfg),
 			Containers: []corev1.Container{{
 				Name:            "compute",
 				Image:           cfg.LauncherImage,
 				ImagePullPolicy: corev1.PullIfNotPresent,
-				Args: []string{"--name", vmi.Name, "--namespace", vmi.Namespace, "--uid", string(vmi.UID),
-					"--grace-period", strconv.FormatInt(grace, 10)},
-				Resources:    launcherResources(vmi),
-				VolumeMounts: []corev1.VolumeMount{privateMount},
+				Args:            launcherArgs(vmi, grace),
+				Resources:       launcherResources(vmi),
+				VolumeMounts:    computeMounts(vmi),
 				SecurityContext: &corev1.SecurityContext{
 					RunAsUser:    ptr.To(int64(0)),
 					RunAsNonRoot: ptr.To(false),

@@ -97,7 +97,7 @@ func (b *Builder) testguestInitramfs(moduleDir, version, busybox string) ([]byte
 
 	var fs initramfsTree
 	// Mount points and the places busybox --install puts its applet links.
-	for _, d := range []string{"dev", "proc", "sys", "run", "tmp", "var", "root", "sbin", "usr/bin", "usr/sbin"} {
+	for _, d := range []string{"dev", "proc", "sys", "run", "tmp", "var", "root", "sbin", "usr/bin", "usr/sbin", "www", "www/cgi-bin"} {
 		fs.dir(d)
 	}
 	// The kernel opens /dev/console for /init before anything is mounted: without this node
@@ -110,6 +110,7 @@ func (b *Builder) testguestInitramfs(moduleDir, version, busybox string) ([]byte
 		{filepath.Join(dir, "udhcpc.script"), "etc/udhcpc.script"},
 		// busybox acpid's default action for the power button (event PWRF, code 00000080).
 		{filepath.Join(dir, "power-button"), "etc/acpi/PWRF/00000080"},
+		{filepath.Join(dir, "poweroff.cgi"), "www/cgi-bin/poweroff"},
 	} {
 		if err := fs.file(f.local, f.path, 0o755); err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ package framework
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -32,6 +33,8 @@ type Framework struct {
 	Kube      kubernetes.Interface
 	Virt      versioned.Interface
 	Namespace string
+	// Kubeconfig is the file Config came from, for kubectl.
+	Kubeconfig string
 }
 
 // New connects to the cluster of $KUBECONFIG (default: the local cluster's, _cluster/kubeconfig)
@@ -39,11 +42,16 @@ type Framework struct {
 // failed, then deleted.
 func New(t *testing.T) *Framework {
 	t.Helper()
-	cfg, err := restConfig()
+	path, err := kubeconfigPath()
 	if err != nil {
 		t.Fatalf("cluster config: %v", err)
 	}
-	f := &Framework{t: t, Config: cfg}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		t.Fatalf("cluster config: %v", err)
+	}
+	cfg.QPS, cfg.Burst = 50, 100
+	f := &Framework{t: t, Config: cfg, Kubeconfig: path}
 	if f.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -69,21 +77,32 @@ func New(t *testing.T) *Framework {
 	return f
 }
 
-func restConfig() (*rest.Config, error) {
-	path := os.Getenv("KUBECONFIG")
-	if path == "" {
-		root, err := apiserver.RepoRoot()
-		if err != nil {
-			return nil, err
-		}
-		path = filepath.Join(root, "_cluster", "kubeconfig")
+// kubeconfigPath is $KUBECONFIG, else the local cluster's _cluster/kubeconfig.
+func kubeconfigPath() (string, error) {
+	if path := os.Getenv("KUBECONFIG"); path != "" {
+		return path, nil
 	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	root, err := apiserver.RepoRoot()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	cfg.QPS, cfg.Burst = 50, 100
-	return cfg, nil
+	return filepath.Join(root, "_cluster", "kubeconfig"), nil
+}
+
+// Kubectl runs kubectl in the test's namespace and returns its output, failing the test
+// when it fails: tests show what a user would type.
+func (f *Framework) Kubectl(args ...string) string {
+	f.t.Helper()
+	kubectl, err := apiserver.Tool("kubectl")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	cmd := exec.CommandContext(f.Context(), kubectl, append([]string{"--kubeconfig", f.Kubeconfig, "-n", f.Namespace}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		f.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
 }
 
 var notDNS = regexp.MustCompile(`[^a-z0-9-]+`)

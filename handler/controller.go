@@ -1,0 +1,132 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
+
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
+	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
+	"github.com/vmctl/vmctl/controller"
+)
+
+// ControllerName is the loop's name in logs and metrics.
+const ControllerName = "virt-handler"
+
+// Waiting for a launcher's libvirtd is a requeue with its own backoff, not an error: libvirtd
+// listens ~1-2 s after the pod runs, and no pod event says when.
+const (
+	socketWaitBase = 100 * time.Millisecond
+	socketWaitMax  = 5 * time.Second
+)
+
+// Options configure the handler.
+type Options struct {
+	// NodeName is this node: only its instances and launcher pods are handled.
+	NodeName string
+	// KubeletRoot is the kubelet's root directory as the handler sees it (its pods/ below).
+	KubeletRoot string
+	// DomainType is the libvirt domain type, from handler/kvm.Select.
+	DomainType string
+	// Dial connects to a launcher's libvirtd; nil is DialLibvirt.
+	Dial Dialer
+}
+
+// Controller runs the domains of the instances scheduled to its node, one sync per instance.
+type Controller struct {
+	virt      versioned.Interface
+	vmiLister listers.VirtualMachineInstanceLister
+	podLister corelisters.PodLister
+	synced    []cache.InformerSynced
+
+	queue    workqueue.TypedRateLimitingInterface[string]
+	waits    workqueue.TypedRateLimiter[string]
+	recorder record.EventRecorder
+	conns    *connCache
+	opts     Options
+	clock    clock.PassiveClock
+}
+
+// New wires the controller to informers already restricted to its node (NewInformerFactories):
+// instances enqueue themselves, launcher pods their instance.
+func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer, pods coreinformers.PodInformer,
+	recorder record.EventRecorder, opts Options) (*Controller, error) {
+	if opts.NodeName == "" {
+		return nil, fmt.Errorf("no node name")
+	}
+	if opts.Dial == nil {
+		opts.Dial = DialLibvirt
+	}
+	c := &Controller{
+		virt:      virt,
+		vmiLister: vmis.Lister(),
+		podLister: pods.Lister(),
+		synced:    []cache.InformerSynced{vmis.Informer().HasSynced, pods.Informer().HasSynced},
+		queue:     controller.NewQueue(ControllerName),
+		waits:     workqueue.NewTypedItemExponentialFailureRateLimiter[string](socketWaitBase, socketWaitMax),
+		recorder:  recorder,
+		opts:      opts,
+		clock:     clock.RealClock{},
+	}
+	c.conns = newConnCache(opts.Dial, c.queue.Add)
+	if _, err := vmis.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
+		return nil, err
+	}
+	enqueueOwner := func(obj any) {
+		if key, ok := instanceKeyOf(obj); ok {
+			c.queue.Add(key)
+		}
+	}
+	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueueOwner,
+		UpdateFunc: func(_, obj any) { enqueueOwner(obj) },
+		DeleteFunc: enqueueOwner,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// instanceKeyOf maps a launcher pod (or its tombstone) to the key of the instance it runs.
+func instanceKeyOf(obj any) (string, bool) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return "", false
+	}
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil || ref.Kind != "VirtualMachineInstance" {
+		return "", false
+	}
+	return pod.Namespace + "/" + ref.Name, true
+}
+
+// Run processes instances with workers goroutines until ctx ends, then closes every launcher
+// connection. The domains keep running: they belong to their pods.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	defer c.conns.closeAll()
+	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
+	return loop.Run(ctx, workers)
+}
+
+// Ready is the readiness check: nil once the informers' caches have synced.
+func (c *Controller) Ready() error {
+	for _, synced := range c.synced {
+		if !synced() {
+			return fmt.Errorf("caches not synced yet")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,164 @@
+package handler
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/handler/domain"
+)
+
+// TapDevice is the tap the launcher creates for the masquerade interface (docs/node.md).
+const TapDevice = "tap0"
+
+// specError is an instance spec this node cannot run, whatever it retries: the instance fails.
+type specError struct{ err error }
+
+func (e specError) Error() string { return e.err.Error() }
+func (e specError) Unwrap() error { return e.err }
+
+func invalidSpec(format string, args ...any) error { return specError{fmt.Errorf(format, args...)} }
+
+// isSpecError reports an error that makes the instance Failed rather than retried.
+func isSpecError(err error) bool {
+	var se specError
+	return errors.As(err, &se)
+}
+
+// buildEnvironment resolves where each of vmi's sources lives inside its launcher pod, as
+// domain.Convert needs them. It checks the files the launcher's init containers copied through
+// root, the handler's view of the pod's private directory; the files the handler writes itself
+// (cloud-init ISO, emptyDisk) are only named here.
+func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType string) (domain.Environment, error) {
+	env := domain.Environment{
+		DomainType:    domainType,
+		Volumes:       map[string]domain.HostDisk{},
+		SerialLogPath: launcherPath(consoleLogRel),
+	}
+	for _, vol := range vmi.Spec.Volumes {
+		if msgs := validation.IsDNS1123Label(vol.Name); len(msgs) > 0 {
+			return env, invalidSpec("spec.volumes: name %q: %s", vol.Name, strings.Join(msgs, "; "))
+		}
+		switch {
+		case vol.ContainerDisk != nil:
+			disk, err := containerDisk(root, vol.Name)
+			if err != nil {
+				return env, err
+			}
+			env.Volumes[vol.Name] = disk
+		case vol.CloudInitNoCloud != nil:
+			env.Volumes[vol.Name] = domain.HostDisk{Path: launcherPath(diskRel(vol.Name, noCloudISOFile)), Format: "raw"}
+		case vol.EmptyDisk != nil:
+			env.Volumes[vol.Name] = domain.HostDisk{Path: launcherPath(diskRel(vol.Name, rawDiskFile)), Format: "raw"}
+		case vol.PersistentVolumeClaim != nil:
+			// The pod mounts the claim's file system there; the handler cannot see into it.
+			env.Volumes[vol.Name] = domain.HostDisk{Path: launcherPath(diskRel(vol.Name, pvcDiskFile)), Format: "raw"}
+		}
+	}
+	if fw := vmi.Spec.Domain.Firmware; fw != nil && fw.KernelBoot != nil && fw.KernelBoot.Container != nil {
+		c := fw.KernelBoot.Container
+		if c.KernelPath != "" {
+			if err := requireFile(root, kernelRel); err != nil {
+				return env, err
+			}
+			env.KernelPath = launcherPath(kernelRel)
+		}
+		if c.InitrdPath != "" {
+			if err := requireFile(root, initrdRel); err != nil {
+				return env, err
+			}
+			env.InitrdPath = launcherPath(initrdRel)
+		}
+	}
+	ifaces, err := attachments(vmi)
+	if err != nil {
+		return env, err
+	}
+	env.Interfaces = map[string]domain.Attachment{}
+	for name, tap := range ifaces {
+		env.Interfaces[name] = domain.Attachment{Mode: domain.NetworkTap, TapDevice: tap}
+	}
+	return env, nil
+}
+
+// requirePodClaims checks that the launcher pod mounts each claim the instance's volumes name:
+// the handler cannot see into a claim, and without it QEMU could only fail to start.
+func requirePodClaims(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) error {
+	for _, vol := range vmi.Spec.Volumes {
+		if vol.PersistentVolumeClaim == nil {
+			continue
+		}
+		claim := vol.PersistentVolumeClaim.ClaimName
+		if !slices.ContainsFunc(pod.Spec.Volumes, func(pv corev1.Volume) bool {
+			return pv.PersistentVolumeClaim != nil && pv.PersistentVolumeClaim.ClaimName == claim
+		}) {
+			return invalidSpec("spec.volumes: persistentVolumeClaim %q: the launcher pod does not mount claim %q", vol.Name, claim)
+		}
+	}
+	return nil
+}
+
+// attachments maps each interface to the tap device the launcher wired for it. The launcher
+// implements masquerade, KubeVirt's default binding, for one interface: it is the binding of
+// interfaces that name none.
+func attachments(vmi *v1.VirtualMachineInstance) (map[string]string, error) {
+	out := map[string]string{}
+	for i, iface := range vmi.Spec.Domain.Devices.Interfaces {
+		if iface.Bridge != nil {
+			return nil, invalidSpec("spec.domain.devices.interfaces[%d] (%s): the bridge binding is not supported on this node, use masquerade", i, iface.Name)
+		}
+		if len(out) > 0 {
+			return nil, invalidSpec("spec.domain.devices.interfaces[%d] (%s): only one pod network interface is supported", i, iface.Name)
+		}
+		out[iface.Name] = TapDevice
+	}
+	return out, nil
+}
+
+// containerDisk is the image an init container copied for the volume: qcow2 when it found the
+// qcow2 magic, else raw.
+func containerDisk(root *os.Root, volume string) (domain.HostDisk, error) {
+	for _, c := range []struct{ file, format string }{{qcow2DiskFile, "qcow2"}, {rawDiskFile, "raw"}} {
+		ok, err := regularFile(root, diskRel(volume, c.file))
+		if err != nil {
+			return domain.HostDisk{}, err
+		}
+		if ok {
+			return domain.HostDisk{Path: launcherPath(diskRel(volume, c.file)), Format: c.format}, nil
+		}
+	}
+	return domain.HostDisk{}, fmt.Errorf("containerDisk %q: neither %s nor %s in the launcher pod", volume,
+		diskRel(volume, qcow2DiskFile), diskRel(volume, rawDiskFile))
+}
+
+// requireFile fails unless rel is a regular file (the init containers ran before the pod's
+// main container, so a missing file is the pod's fault; the sync retries).
+func requireFile(root *os.Root, rel string) error {
+	ok, err := regularFile(root, rel)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s is missing in the launcher pod", rel)
+	}
+	return err
+}
+
+// regularFile reports whether rel is a regular file; anything else there is an error.
+func regularFile(root *os.Root, rel string) (bool, error) {
+	fi, err := root.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("%s in the launcher pod is not a regular file (%s)", rel, fi.Mode().Type())
+	}
+	return true, nil
+}

@@ -1,0 +1,131 @@
+package handler
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/handler/domain"
+)
+
+func TestBuildEnvironment(t *testing.T) {
+	full := func() *v1.VirtualMachineInstance {
+		vmi := newInstance()
+		vmi.Spec.Volumes = append(vmi.Spec.Volumes,
+			v1.Volume{Name: "cloudinit", VolumeSource: v1.VolumeSource{CloudInitNoCloud: &v1.CloudInitNoCloudSource{UserData: "#cloud-config\n"}}},
+			v1.Volume{Name: "scratch", VolumeSource: v1.VolumeSource{EmptyDisk: &v1.EmptyDiskSource{Capacity: resource.MustParse("1Gi")}}},
+			v1.Volume{Name: "data", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "pvc"}}})
+		vmi.Spec.Domain.Firmware = &v1.Firmware{KernelBoot: &v1.KernelBoot{Container: &v1.KernelBootContainer{Image: "k", KernelPath: "/boot/vmlinuz", InitrdPath: "/boot/initrd"}}}
+		return vmi
+	}
+	common := map[string]domain.HostDisk{
+		"cloudinit": {Path: "/var/run/kubevirt-private/vmi-disks/cloudinit/noCloud.iso", Format: "raw"},
+		"scratch":   {Path: "/var/run/kubevirt-private/vmi-disks/scratch/disk.raw", Format: "raw"},
+		"data":      {Path: "/var/run/kubevirt-private/vmi-disks/data/disk.img", Format: "raw"},
+	}
+	with := func(root domain.HostDisk) map[string]domain.HostDisk {
+		out := map[string]domain.HostDisk{"root": root}
+		for k, v := range common {
+			out[k] = v
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		files   []string // relative to the private directory
+		want    map[string]domain.HostDisk
+		wantErr string
+	}{
+		{
+			name:  "qcow2 containerDisk",
+			files: []string{"vmi-disks/root/disk.qcow2", kernelRel, initrdRel},
+			want:  with(domain.HostDisk{Path: "/var/run/kubevirt-private/vmi-disks/root/disk.qcow2", Format: "qcow2"}),
+		},
+		{
+			name:  "raw containerDisk",
+			files: []string{"vmi-disks/root/disk.raw", kernelRel, initrdRel},
+			want:  with(domain.HostDisk{Path: "/var/run/kubevirt-private/vmi-disks/root/disk.raw", Format: "raw"}),
+		},
+		{name: "no containerDisk copy", files: []string{kernelRel, initrdRel}, wantErr: "neither"},
+		{name: "no initrd", files: []string{"vmi-disks/root/disk.raw", kernelRel}, wantErr: "kernel-boot/initrd is missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, rel := range tc.files {
+				mustWrite(t, filepath.Join(dir, rel), "x")
+			}
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			env, err := buildEnvironment(full(), root, domain.TypeQEMU)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || isSpecError(err) {
+					t.Fatalf("err = %v, want a retryable error with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := domain.Environment{
+				DomainType:    domain.TypeQEMU,
+				Volumes:       tc.want,
+				KernelPath:    "/var/run/kubevirt-private/kernel-boot/kernel",
+				InitrdPath:    "/var/run/kubevirt-private/kernel-boot/initrd",
+				SerialLogPath: "/var/run/kubevirt-private/console.log",
+				Interfaces:    map[string]domain.Attachment{"default": {Mode: domain.NetworkTap, TapDevice: "tap0"}},
+			}
+			if diff := cmp.Diff(want, env); diff != "" {
+				t.Errorf("environment (-want +got):\n%s", diff)
+			}
+			if _, err := domain.Convert(full(), env); err != nil {
+				t.Errorf("Convert refuses the environment: %v", err)
+			}
+		})
+	}
+}
+
+func TestEnvironmentRefusesPlantedSymlink(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	mustWrite(t, filepath.Join(outside, "disk.raw"), "host secret")
+	if err := os.MkdirAll(filepath.Join(dir, "vmi-disks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "vmi-disks", "root")); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := os.OpenRoot(dir)
+	defer root.Close()
+	if _, err := buildEnvironment(newInstance(), root, domain.TypeQEMU); err == nil {
+		t.Fatal("a containerDisk behind a symlink out of the pod was accepted")
+	}
+}
+
+func TestAttachments(t *testing.T) {
+	vmi := newInstance()
+	vmi.Spec.Domain.Devices.Interfaces[0].InterfaceBindingMethod = v1.InterfaceBindingMethod{}
+	if got, err := attachments(vmi); err != nil || got["default"] != TapDevice {
+		t.Errorf("an interface without binding: %v, %v; want masquerade on %s", got, err, TapDevice)
+	}
+	vmi.Spec.Domain.Devices.Interfaces = append(vmi.Spec.Domain.Devices.Interfaces, v1.Interface{Name: "second"})
+	if _, err := attachments(vmi); !isSpecError(err) {
+		t.Errorf("two interfaces: %v, want a spec error", err)
+	}
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

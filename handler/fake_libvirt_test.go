@@ -1,0 +1,142 @@
+package handler
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/digitalocean/go-libvirt"
+)
+
+// fakeDomain is a domain of fakeLibvirt.
+type fakeDomain struct {
+	xml    string
+	status DomainStatus
+}
+
+// fakeLibvirt is one launcher's libvirtd: defined domains, counted calls, and an event stream
+// the test feeds.
+type fakeLibvirt struct {
+	mu       sync.Mutex
+	domains  map[string]*fakeDomain
+	defines  int
+	starts   int
+	startErr error
+	stateErr error
+	events   chan LifecycleEvent
+	gone     chan struct{}
+	closed   bool
+}
+
+func newFakeLibvirt() *fakeLibvirt {
+	return &fakeLibvirt{domains: map[string]*fakeDomain{}, events: make(chan LifecycleEvent, 16), gone: make(chan struct{})}
+}
+
+func (f *fakeLibvirt) DomainState(name string) (DomainStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stateErr != nil {
+		return DomainStatus{}, f.stateErr
+	}
+	d, ok := f.domains[name]
+	if !ok {
+		return DomainStatus{}, errDomainNotFound
+	}
+	return d.status, nil
+}
+
+func (f *fakeLibvirt) DefineDomain(xml []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.defines++
+	name := between(string(xml), "<name>", "</name>")
+	if d, ok := f.domains[name]; ok {
+		d.xml = string(xml)
+		return nil
+	}
+	f.domains[name] = &fakeDomain{xml: string(xml), status: DomainStatus{State: libvirt.DomainShutoff, Reason: int32(libvirt.DomainShutoffUnknown)}}
+	return nil
+}
+
+func (f *fakeLibvirt) StartDomain(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.starts++
+	d, ok := f.domains[name]
+	if !ok {
+		return errDomainNotFound
+	}
+	if f.startErr != nil {
+		d.status = DomainStatus{State: libvirt.DomainShutoff, Reason: int32(libvirt.DomainShutoffFailed)}
+		return f.startErr
+	}
+	if d.status.State == libvirt.DomainRunning {
+		return errors.New("domain is already running")
+	}
+	d.status = DomainStatus{State: libvirt.DomainRunning, Reason: int32(libvirt.DomainRunningBooted)}
+	// libvirt fills in a MAC for NICs that name none.
+	d.xml = strings.Replace(d.xml, "<target dev=\"tap0\"", "<mac address=\"52:54:00:aa:bb:cc\"></mac><target dev=\"tap0\"", 1)
+	return nil
+}
+
+func (f *fakeLibvirt) DomainXML(name string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.domains[name]
+	if !ok {
+		return "", errDomainNotFound
+	}
+	return d.xml, nil
+}
+
+func (f *fakeLibvirt) LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error) {
+	out := make(chan LifecycleEvent)
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case ev := <-f.events:
+				out <- ev
+			case <-f.gone:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+func (f *fakeLibvirt) Disconnected() <-chan struct{} { return f.gone }
+
+func (f *fakeLibvirt) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	return nil
+}
+
+// set puts a domain in a state, as if the guest or libvirt had moved it there.
+func (f *fakeLibvirt) set(name string, state libvirt.DomainState, reason int32) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.domains[name]
+	if !ok {
+		d = &fakeDomain{xml: "<domain><name>" + name + "</name></domain>"}
+		f.domains[name] = d
+	}
+	d.status = DomainStatus{State: state, Reason: reason}
+}
+
+func (f *fakeLibvirt) counts() (defines, starts int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.defines, f.starts
+}
+
+func between(s, from, to string) string {
+	_, rest, _ := strings.Cut(s, from)
+	out, _, _ := strings.Cut(rest, to)
+	return out
+}

@@ -1,0 +1,80 @@
+package handler
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"syscall"
+
+	"github.com/digitalocean/go-libvirt"
+)
+
+// Libvirt is the part of a launcher's libvirtd the handler uses. One value is one connection;
+// the real one speaks libvirt's RPC protocol over the pod's socket (go-libvirt), tests use a
+// fake.
+type Libvirt interface {
+	// DomainState is the domain's state and the reason for it (libvirt's virDomainGetState);
+	// an error satisfying IsDomainNotFound when no domain of that name is defined.
+	DomainState(name string) (DomainStatus, error)
+	// DefineDomain defines (persistently, validated against libvirt's schema) a domain.
+	DefineDomain(xml []byte) error
+	// StartDomain starts a defined domain.
+	StartDomain(name string) error
+	// DomainXML is the live domain XML, with what libvirt filled in (such as MAC addresses).
+	DomainXML(name string) (string, error)
+	// LifecycleEvents streams every domain's lifecycle events until ctx ends or the connection
+	// is lost; the channel is then closed.
+	LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error)
+	// Disconnected is closed once the connection is lost or closed.
+	Disconnected() <-chan struct{}
+	// Close ends the connection.
+	Close() error
+}
+
+// DomainStatus is a domain's state and its reason, with libvirt's numbers: State is a
+// libvirt.DomainState, Reason the matching libvirt.Domain<State>Reason.
+type DomainStatus struct {
+	State  libvirt.DomainState
+	Reason int32
+}
+
+// LifecycleEvent is libvirt's domain lifecycle event: Event is a libvirt.DomainEventType,
+// Detail the matching libvirt.DomainEvent<Type>DetailType.
+type LifecycleEvent struct {
+	Domain string
+	Event  libvirt.DomainEventType
+	Detail int32
+}
+
+// Dialer connects to the libvirtd of a launcher pod whose private emptyDir the handler sees at
+// privateDir. It returns an error wrapping ErrSocketNotReady while libvirtd is not listening.
+type Dialer func(ctx context.Context, privateDir string) (Libvirt, error)
+
+// ErrSocketNotReady means the launcher's libvirtd does not accept connections yet.
+var ErrSocketNotReady = errors.New("the launcher's libvirt socket is not ready")
+
+// errDomainNotFound is what fakes return for a missing domain.
+var errDomainNotFound = libvirt.Error{Code: uint32(libvirt.ErrNoDomain), Message: "domain not found"}
+
+// connectionLost reports an error that means libvirtd went away during the call (the launcher
+// is exiting): not a sync failure, the domain's last events tell what happened.
+func connectionLost(lv Libvirt, err error) bool {
+	if err == nil {
+		return false
+	}
+	select {
+	case <-lv.Disconnected():
+		return true
+	default:
+	}
+	for _, lost := range []error{libvirt.ErrInterrupted, syscall.EINVAL, syscall.EPIPE, syscall.ECONNRESET, io.EOF, io.ErrClosedPipe, net.ErrClosed} {
+		if errors.Is(err, lost) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsDomainNotFound reports libvirt's VIR_ERR_NO_DOMAIN.
+func IsDomainNotFound(err error) bool { return libvirt.IsNotFound(err) }

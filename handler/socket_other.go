@@ -1,0 +1,13 @@
+//go:build !linux
+
+package handler
+
+import (
+	"errors"
+	"net"
+)
+
+// dialLauncherSocket needs Linux (O_PATH and /proc/self/fd).
+func dialLauncherSocket(_, _ string) (net.Conn, error) {
+	return nil, errors.New("reaching a launcher's libvirt socket needs Linux")
+}

@@ -1,0 +1,165 @@
+package handler
+
+import (
+	"github.com/digitalocean/go-libvirt"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// Reasons the handler gives in status.reason and on the Ready condition.
+const (
+	ReasonGuestShutdown      = "GuestShutdown"
+	ReasonGuestCrashed       = "GuestCrashed"
+	ReasonDomainDestroyed    = "DomainDestroyed"
+	ReasonDomainStopped      = "DomainStopped"
+	ReasonDomainLost         = "DomainLost"
+	ReasonLauncherPodDeleted = "LauncherPodDeleted"
+	ReasonInvalidSpec        = "InvalidSpec"
+	ReasonPaused             = "Paused"
+	ReasonSuspended          = "Suspended"
+	ReasonSyncFailed         = "SyncFailed"
+)
+
+// outcome is what the handler reports of a domain.
+type outcome struct {
+	phase  v1.VirtualMachineInstancePhase
+	reason string
+	ready  bool
+}
+
+// outcomeOf maps a domain's state and reason to the instance's phase; false for a state that
+// says nothing (nostate). podDeleting: the launcher pod is being deleted while its instance is
+// not, so a stop is a kill from outside, not the guest's choice.
+func outcomeOf(st DomainStatus, podDeleting bool) (outcome, bool) {
+	switch st.State {
+	case libvirt.DomainRunning, libvirt.DomainBlocked, libvirt.DomainShutdown:
+		// DomainShutdown is "shutting down": the guest still runs.
+		return outcome{phase: v1.Running, ready: true}, true
+	case libvirt.DomainPaused:
+		return outcome{phase: v1.Running, reason: ReasonPaused}, true
+	case libvirt.DomainPmsuspended:
+		return outcome{phase: v1.Running, reason: ReasonSuspended}, true
+	case libvirt.DomainCrashed:
+		return outcome{phase: v1.Failed, reason: ReasonGuestCrashed}, true
+	case libvirt.DomainShutoff:
+		reason := libvirt.DomainShutoffReason(st.Reason)
+		switch {
+		case reason == libvirt.DomainShutoffCrashed:
+			return outcome{phase: v1.Failed, reason: ReasonGuestCrashed}, true
+		case podDeleting && (reason == libvirt.DomainShutoffShutdown || reason == libvirt.DomainShutoffDestroyed):
+			return outcome{phase: v1.Failed, reason: ReasonLauncherPodDeleted}, true
+		case reason == libvirt.DomainShutoffShutdown:
+			return outcome{phase: v1.Succeeded, reason: ReasonGuestShutdown}, true
+		case reason == libvirt.DomainShutoffDestroyed:
+			return outcome{phase: v1.Failed, reason: ReasonDomainDestroyed}, true
+		default:
+			return outcome{phase: v1.Failed, reason: ReasonDomainStopped}, true
+		}
+	}
+	return outcome{}, false
+}
+
+// neverRan is a defined domain that did not run yet: libvirt leaves a new definition shut off
+// for an unknown reason, and a start that failed shut off with reason failed. Every domain that
+// ran has another reason, so starting these cannot start a guest twice.
+func neverRan(st DomainStatus) bool {
+	r := libvirt.DomainShutoffReason(st.Reason)
+	return st.State == libvirt.DomainShutoff && (r == libvirt.DomainShutoffUnknown || r == libvirt.DomainShutoffFailed)
+}
+
+// applyOutcome writes o into the instance's status: the phase, the Ready condition, and while
+// it runs, the interfaces and the launcher image. Synchronized False (a failed start) is
+// cleared once the domain ran.
+func applyOutcome(vmi *v1.VirtualMachineInstance, o outcome, pod *corev1.Pod, macs map[string]string, now metav1.Time) {
+	s := &vmi.Status
+	setPhase(s, o.phase, o.reason, now)
+	ready := v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue}
+	if !o.ready {
+		ready.Status, ready.Reason = corev1.ConditionFalse, o.reason
+	}
+	setCondition(s, ready, now)
+	removeCondition(s, v1.VirtualMachineInstanceSynchronized)
+	if o.phase != v1.Running {
+		return
+	}
+	s.Interfaces = interfaceStatus(vmi, pod, macs)
+	if len(pod.Spec.Containers) > 0 {
+		s.LauncherContainerImageVersion = pod.Spec.Containers[0].Image
+	}
+}
+
+// interfaceStatus lists the spec's interfaces with the pod's addresses (masquerade: the guest
+// is reached through the pod IP) and the guest MAC, from the spec or as libvirt chose it.
+func interfaceStatus(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, macs map[string]string) []v1.VirtualMachineInstanceNetworkInterface {
+	var ips []string
+	for _, ip := range pod.Status.PodIPs {
+		ips = append(ips, ip.IP)
+	}
+	taps, _ := attachments(vmi)
+	var out []v1.VirtualMachineInstanceNetworkInterface
+	for _, iface := range vmi.Spec.Domain.Devices.Interfaces {
+		mac := iface.MacAddress
+		if m, ok := macs[taps[iface.Name]]; ok {
+			mac = m
+		}
+		out = append(out, v1.VirtualMachineInstanceNetworkInterface{Name: iface.Name, IP: pod.Status.PodIP, IPs: ips, MAC: mac})
+	}
+	return out
+}
+
+// setFailed ends the instance with reason, saying why in the Synchronized condition.
+func setFailed(vmi *v1.VirtualMachineInstance, reason, message string, now metav1.Time) {
+	s := &vmi.Status
+	setPhase(s, v1.Failed, reason, now)
+	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionFalse, Reason: reason}, now)
+	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse,
+		Reason: reason, Message: message}, now)
+}
+
+// setSyncFailed reports a sync error that the handler retries.
+func setSyncFailed(vmi *v1.VirtualMachineInstance, message string, now metav1.Time) {
+	setCondition(&vmi.Status, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse,
+		Reason: ReasonSyncFailed, Message: message}, now)
+}
+
+// setPhase moves to phase, recording the transition time as the controllers do.
+func setPhase(s *v1.VirtualMachineInstanceStatus, phase v1.VirtualMachineInstancePhase, reason string, now metav1.Time) {
+	if s.Phase != phase {
+		s.PhaseTransitionTimestamps = append(s.PhaseTransitionTimestamps,
+			v1.VirtualMachineInstancePhaseTransitionTimestamp{Phase: phase, PhaseTransitionTimestamp: now})
+	}
+	s.Phase, s.Reason = phase, reason
+}
+
+// setCondition replaces the condition of cond's type, keeping its transition time while its
+// status stays the same, so an unchanged condition costs no write.
+func setCondition(s *v1.VirtualMachineInstanceStatus, cond v1.VirtualMachineInstanceCondition, now metav1.Time) {
+	cond.LastTransitionTime = now
+	for i := range s.Conditions {
+		if s.Conditions[i].Type != cond.Type {
+			continue
+		}
+		if s.Conditions[i].Status == cond.Status {
+			cond.LastTransitionTime = s.Conditions[i].LastTransitionTime
+			cond.LastProbeTime = s.Conditions[i].LastProbeTime
+		}
+		s.Conditions[i] = cond
+		return
+	}
+	s.Conditions = append(s.Conditions, cond)
+}
+
+func removeCondition(s *v1.VirtualMachineInstanceStatus, t v1.VirtualMachineInstanceConditionType) {
+	out := s.Conditions[:0]
+	for _, c := range s.Conditions {
+		if c.Type != t {
+			out = append(out, c)
+		}
+	}
+	s.Conditions = out
+	if len(s.Conditions) == 0 {
+		s.Conditions = nil
+	}
+}

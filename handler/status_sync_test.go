@@ -1,0 +1,73 @@
+package handler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/digitalocean/go-libvirt"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+func TestStatusFromDomainState(t *testing.T) {
+	shutoff := func(r libvirt.DomainShutoffReason) int32 { return int32(r) }
+	for _, tc := range []struct {
+		name        string
+		state       libvirt.DomainState
+		reason      int32
+		podDeleting bool
+		missing     bool
+		wantPhase   v1.VirtualMachineInstancePhase
+		wantReason  string
+		wantReady   corev1.ConditionStatus
+	}{
+		{"running", libvirt.DomainRunning, 1, false, false, v1.Running, "", corev1.ConditionTrue},
+		{"blocked", libvirt.DomainBlocked, 0, false, false, v1.Running, "", corev1.ConditionTrue},
+		{"shutting down", libvirt.DomainShutdown, 1, false, false, v1.Running, "", corev1.ConditionTrue},
+		{"paused", libvirt.DomainPaused, 1, false, false, v1.Running, ReasonPaused, corev1.ConditionFalse},
+		{"guest shutdown", libvirt.DomainShutoff, shutoff(libvirt.DomainShutoffShutdown), false, false, v1.Succeeded, ReasonGuestShutdown, corev1.ConditionFalse},
+		{"crashed (shut off)", libvirt.DomainShutoff, shutoff(libvirt.DomainShutoffCrashed), false, false, v1.Failed, ReasonGuestCrashed, corev1.ConditionFalse},
+		{"crashed (state)", libvirt.DomainCrashed, 1, false, false, v1.Failed, ReasonGuestCrashed, corev1.ConditionFalse},
+		{"destroyed", libvirt.DomainShutoff, shutoff(libvirt.DomainShutoffDestroyed), false, false, v1.Failed, ReasonDomainDestroyed, corev1.ConditionFalse},
+		{"shut down as its pod is deleted", libvirt.DomainShutoff, shutoff(libvirt.DomainShutoffShutdown), true, false, v1.Failed, ReasonLauncherPodDeleted, corev1.ConditionFalse},
+		{"destroyed as its pod is deleted", libvirt.DomainShutoff, shutoff(libvirt.DomainShutoffDestroyed), true, false, v1.Failed, ReasonLauncherPodDeleted, corev1.ConditionFalse},
+		{"shut off, unknown reason", libvirt.DomainShutoff, shutoff(libvirt.DomainShutoffUnknown), false, false, v1.Failed, ReasonDomainStopped, corev1.ConditionFalse},
+		{"domain gone", 0, 0, false, true, v1.Failed, ReasonDomainLost, corev1.ConditionFalse},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vmi := newInstance()
+			vmi.Status.Phase = v1.Running
+			pod := newPod(vmi)
+			if tc.podDeleting {
+				pod.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+			}
+			f := newFixture(t, vmi, pod)
+			if !tc.missing {
+				f.lv.set(domName, tc.state, tc.reason)
+			}
+			f.sync()
+			got := f.stored()
+			if got.Status.Phase != tc.wantPhase || got.Status.Reason != tc.wantReason {
+				t.Errorf("phase, reason = %s, %q; want %s, %q", got.Status.Phase, got.Status.Reason, tc.wantPhase, tc.wantReason)
+			}
+			if c := condition(got, v1.VirtualMachineInstanceReady); c == nil || c.Status != tc.wantReady {
+				t.Errorf("Ready = %+v, want %s", c, tc.wantReady)
+			}
+			if d, s := f.lv.counts(); d+s != 0 {
+				t.Errorf("a Running instance's domain was defined or started")
+			}
+		})
+	}
+}
+
+func TestNoStateWritesNothing(t *testing.T) {
+	vmi := newInstance()
+	vmi.Status.Phase = v1.Running
+	f := newFixture(t, vmi, newPod(vmi))
+	f.lv.set(domName, libvirt.DomainNostate, 0)
+	if w := f.sync(); len(w) != 0 {
+		t.Errorf("writes = %v", w)
+	}
+}

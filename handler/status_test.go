@@ -1,0 +1,76 @@
+package handler
+
+import (
+	"testing"
+
+	"github.com/digitalocean/go-libvirt"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+func TestNeverRan(t *testing.T) {
+	for _, tc := range []struct {
+		st   DomainStatus
+		want bool
+	}{
+		{DomainStatus{libvirt.DomainShutoff, int32(libvirt.DomainShutoffUnknown)}, true},
+		{DomainStatus{libvirt.DomainShutoff, int32(libvirt.DomainShutoffFailed)}, true},
+		{DomainStatus{libvirt.DomainShutoff, int32(libvirt.DomainShutoffShutdown)}, false},
+		{DomainStatus{libvirt.DomainShutoff, int32(libvirt.DomainShutoffDestroyed)}, false},
+		{DomainStatus{libvirt.DomainShutoff, int32(libvirt.DomainShutoffCrashed)}, false},
+		{DomainStatus{libvirt.DomainRunning, 1}, false},
+		{DomainStatus{libvirt.DomainPaused, 0}, false},
+	} {
+		if got := neverRan(tc.st); got != tc.want {
+			t.Errorf("neverRan(%+v) = %v, want %v", tc.st, got, tc.want)
+		}
+	}
+}
+
+func TestStopFromEvent(t *testing.T) {
+	for _, tc := range []struct {
+		ev   LifecycleEvent
+		want DomainStatus
+	}{
+		{LifecycleEvent{Event: libvirt.DomainEventStopped, Detail: int32(libvirt.DomainEventStoppedShutdown)}, DomainStatus{libvirt.DomainShutoff, int32(libvirt.DomainShutoffShutdown)}},
+		{LifecycleEvent{Event: libvirt.DomainEventStopped, Detail: int32(libvirt.DomainEventStoppedDestroyed)}, DomainStatus{libvirt.DomainShutoff, int32(libvirt.DomainShutoffDestroyed)}},
+		{LifecycleEvent{Event: libvirt.DomainEventStopped, Detail: int32(libvirt.DomainEventStoppedCrashed)}, DomainStatus{libvirt.DomainShutoff, int32(libvirt.DomainShutoffCrashed)}},
+		{LifecycleEvent{Event: libvirt.DomainEventStopped, Detail: int32(libvirt.DomainEventStoppedFailed)}, DomainStatus{libvirt.DomainShutoff, int32(libvirt.DomainShutoffFailed)}},
+		{LifecycleEvent{Event: libvirt.DomainEventCrashed, Detail: 0}, DomainStatus{libvirt.DomainCrashed, 0}},
+	} {
+		if got := stopFromEvent(tc.ev); got != tc.want {
+			t.Errorf("stopFromEvent(%+v) = %+v, want %+v", tc.ev, got, tc.want)
+		}
+	}
+}
+
+func TestSetConditionKeepsTransitionTime(t *testing.T) {
+	s := &v1.VirtualMachineInstanceStatus{}
+	t0, t1 := metav1.Unix(100, 0), metav1.Unix(200, 0)
+	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue}, t0)
+	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue}, t1)
+	if len(s.Conditions) != 1 || !s.Conditions[0].LastTransitionTime.Equal(&t0) {
+		t.Errorf("unchanged condition moved: %+v", s.Conditions)
+	}
+	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionFalse}, t1)
+	if !s.Conditions[0].LastTransitionTime.Equal(&t1) {
+		t.Errorf("changed condition kept its time: %+v", s.Conditions)
+	}
+}
+
+func TestInstanceKeyOf(t *testing.T) {
+	pod := newPod(newInstance())
+	if key, ok := instanceKeyOf(pod); !ok || key != "ns/web" {
+		t.Errorf("pod: %q, %v", key, ok)
+	}
+	if key, ok := instanceKeyOf(cache.DeletedFinalStateUnknown{Key: "ns/x", Obj: pod}); !ok || key != "ns/web" {
+		t.Errorf("tombstone: %q, %v", key, ok)
+	}
+	pod.OwnerReferences = nil
+	if _, ok := instanceKeyOf(pod); ok {
+		t.Error("a pod without an owning instance mapped to one")
+	}
+}

@@ -1,0 +1,179 @@
+package handler
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// sync brings one instance's domain in line with its phase and reports the domain back:
+// a Scheduled instance gets its domain defined and started (unless it exists: a restarted
+// handler adopts it), a Scheduled or Running one gets its status from the domain. Instances
+// being deleted or ended are only let go of.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	cached, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.forget(key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	phase := cached.Status.Phase
+	if cached.DeletionTimestamp != nil || phase.IsFinal() {
+		c.forget(key)
+		return nil
+	}
+	pod, err := c.launcherPod(cached)
+	if err != nil {
+		return err
+	}
+	var keep types.UID
+	if pod != nil {
+		keep = pod.UID
+	}
+	c.conns.forget(key, keep)
+	if pod == nil || (phase != v1.Scheduled && phase != v1.Running) {
+		return nil
+	}
+	if pod.Status.Phase != corev1.PodRunning {
+		// The launcher exited; its last events may still tell how the guest ended. Otherwise
+		// the VMI controller ends the instance from the pod's phase.
+		return c.reportLastStop(ctx, cached, pod)
+	}
+	lv, err := c.conns.get(key, pod.UID, DomainName(cached), PrivateDir(c.opts.KubeletRoot, pod.UID))
+	if errors.Is(err, ErrSocketNotReady) {
+		if _, stopped := c.conns.lastStop(pod.UID); stopped {
+			return c.reportLastStop(ctx, cached, pod)
+		}
+		klog.V(2).InfoS("waiting for the launcher's libvirt", "vmi", key, "reason", err)
+		c.queue.AddAfter(key, c.waits.When(key))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c.waits.Forget(key)
+	return c.syncDomain(ctx, cached, pod, lv)
+}
+
+// syncDomain creates or adopts the domain and reports it.
+func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineInstance, pod *corev1.Pod, lv Libvirt) error {
+	vmi := cached.DeepCopy()
+	now := metav1.NewTime(c.clock.Now())
+	name := DomainName(vmi)
+	st, err := lv.DomainState(name)
+	switch {
+	case IsDomainNotFound(err) && vmi.Status.Phase == v1.Scheduled:
+		st, err = c.createDomain(vmi, pod, lv)
+	case IsDomainNotFound(err):
+		setFailed(vmi, ReasonDomainLost, "the domain of the running instance is gone from its launcher's libvirt", now)
+		return c.updateStatus(ctx, cached, vmi)
+	case err == nil && vmi.Status.Phase == v1.Scheduled && neverRan(st):
+		st, err = c.startDomain(vmi, lv)
+	}
+	if connectionLost(lv, err) {
+		klog.V(2).InfoS("launcher libvirt went away", "vmi", klog.KObj(vmi), "err", err)
+		return c.reportLastStop(ctx, cached, pod)
+	}
+	if isSpecError(err) {
+		c.recorder.Eventf(vmi, corev1.EventTypeWarning, ReasonInvalidSpec, "Cannot run the instance: %v", err)
+		setFailed(vmi, ReasonInvalidSpec, err.Error(), now)
+		return c.updateStatus(ctx, cached, vmi)
+	}
+	if err != nil {
+		c.recorder.Eventf(vmi, corev1.EventTypeWarning, ReasonSyncFailed, "%v", err)
+		setSyncFailed(vmi, err.Error(), now)
+		if uerr := c.updateStatus(ctx, cached, vmi); uerr != nil {
+			klog.ErrorS(uerr, "reporting a sync failure", "vmi", klog.KObj(vmi))
+		}
+		return err
+	}
+	o, known := outcomeOf(st, pod.DeletionTimestamp != nil)
+	if !known {
+		return nil
+	}
+	var macs map[string]string
+	if o.phase == v1.Running {
+		if macs, err = c.conns.macs(pod.UID, func() (map[string]string, error) { return domainMACs(lv, name) }); err != nil {
+			return err
+		}
+	}
+	applyOutcome(vmi, o, pod, macs, now)
+	return c.updateStatus(ctx, cached, vmi)
+}
+
+// reportLastStop ends the instance as the last events of its domain said, if they said it.
+func (c *Controller) reportLastStop(ctx context.Context, cached *v1.VirtualMachineInstance, pod *corev1.Pod) error {
+	st, ok := c.conns.lastStop(pod.UID)
+	if !ok {
+		return nil
+	}
+	o, known := outcomeOf(st, pod.DeletionTimestamp != nil)
+	if !known || o.phase == v1.Running {
+		return nil
+	}
+	vmi := cached.DeepCopy()
+	applyOutcome(vmi, o, pod, nil, metav1.NewTime(c.clock.Now()))
+	return c.updateStatus(ctx, cached, vmi)
+}
+
+// updateStatus writes vmi's status when it differs from the cached instance's.
+func (c *Controller) updateStatus(ctx context.Context, cached, vmi *v1.VirtualMachineInstance) error {
+	if equality.Semantic.DeepEqual(cached.Status, vmi.Status) {
+		return nil
+	}
+	_, err := c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{})
+	if err == nil && cached.Status.Phase != vmi.Status.Phase {
+		klog.InfoS("instance phase", "vmi", klog.KObj(vmi), "phase", vmi.Status.Phase, "reason", vmi.Status.Reason)
+	}
+	return err
+}
+
+// forget drops what the handler holds for an instance it no longer follows.
+func (c *Controller) forget(key string) {
+	c.conns.forget(key, "")
+	c.waits.Forget(key)
+}
+
+// launcherPod is the instance's launcher pod on this node, active (status.activePods) or ended,
+// newest first, from the node's pod cache; nil when there is none.
+func (c *Controller) launcherPod(vmi *v1.VirtualMachineInstance) (*corev1.Pod, error) {
+	pods, err := c.podLister.Pods(vmi.Namespace).List(labels.SelectorFromSet(labels.Set{v1.CreatedByLabel: string(vmi.UID)}))
+	if err != nil {
+		return nil, err
+	}
+	var mine []*corev1.Pod
+	for _, pod := range pods {
+		ref := metav1.GetControllerOf(pod)
+		if ref == nil || ref.UID != vmi.UID || pod.Spec.NodeName != c.opts.NodeName {
+			continue
+		}
+		// A pod leaves activePods once it ended; the handler may still report its last events.
+		node, active := vmi.Status.ActivePods[pod.UID]
+		ended := pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+		if active && node == c.opts.NodeName || ended {
+			mine = append(mine, pod)
+		}
+	}
+	if len(mine) == 0 {
+		return nil, nil
+	}
+	sort.Slice(mine, func(i, j int) bool { return mine[j].CreationTimestamp.Before(&mine[i].CreationTimestamp) })
+	return mine[0], nil
+}

@@ -1,0 +1,88 @@
+package launcher
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+// consoleFollower copies the guest's serial log to the launcher's stdout as QEMU appends to
+// it, so `kubectl logs` shows the console. QEMU writes the file itself (the domain's serial
+// <log file>), and creates it only when the domain starts, so the follower polls: a missing
+// file is normal. Polling rather than inotify keeps it simple and works on any emptyDir
+// medium; 100 ms is well below what a human notices.
+type consoleFollower struct {
+	path string
+	out  io.Writer
+	f    *os.File
+	off  int64
+}
+
+// step copies whatever was appended since the last step.
+func (c *consoleFollower) step() error {
+	if c.f == nil {
+		f, err := os.Open(c.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		klog.InfoS("guest console log appeared, copying it to stdout", "path", c.path)
+		c.f, c.off = f, 0
+	}
+	fi, err := c.f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() < c.off {
+		// Truncated (a new QEMU without append): start over.
+		c.off = 0
+	}
+	if fi.Size() == c.off {
+		return nil
+	}
+	n, err := io.Copy(c.out, io.NewSectionReader(c.f, c.off, fi.Size()-c.off))
+	c.off += n
+	return err
+}
+
+func (c *consoleFollower) close() {
+	if c.f != nil {
+		c.f.Close()
+	}
+}
+
+// followConsole copies path to out until stop closes, then copies what is left once more
+// (the last lines of a shutdown) and closes done.
+func followConsole(path string, out io.Writer, poll time.Duration, stop <-chan struct{}) (done <-chan struct{}) {
+	c := &consoleFollower{path: path, out: out}
+	d := make(chan struct{})
+	go func() {
+		defer close(d)
+		defer c.close()
+		tick := time.NewTicker(poll)
+		defer tick.Stop()
+		failing := false
+		for {
+			err := c.step()
+			if err != nil && !failing {
+				klog.ErrorS(err, "copying the guest console", "path", path)
+			}
+			failing = err != nil
+			select {
+			case <-stop:
+				if err := c.step(); err != nil {
+					klog.ErrorS(err, "copying the guest console", "path", path)
+				}
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return d
+}

@@ -1,0 +1,121 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/launcher/network"
+)
+
+// PrivateDir is the pod's private emptyDir, shared by all its containers and the handler.
+const PrivateDir = "/var/run/kubevirt-private"
+
+// Network bindings the launcher can plumb.
+const (
+	NetworkMasquerade = "masquerade"
+	// NetworkNone leaves the pod network alone: for instances without a pod interface, or
+	// with QEMU's user-mode networking, whose port forwards listen on the pod IP themselves.
+	NetworkNone = "none"
+)
+
+// Config is one launcher's instance and environment.
+type Config struct {
+	Name, Namespace, UID string
+	// GracePeriod is how long the guest may take to shut down after SIGTERM.
+	GracePeriod time.Duration
+	// Hostname is what DHCP offers the guest; the instance's name when empty.
+	Hostname string
+	// Network is NetworkMasquerade or NetworkNone.
+	Network string
+	// PrivateDir holds libvirt/libvirt-sock and console.log.
+	PrivateDir string
+	// Libvirtd is the daemon's binary.
+	Libvirtd string
+	// SocketTimeout bounds the wait for libvirtd's socket.
+	SocketTimeout time.Duration
+}
+
+// DomainName is libvirt's name for an instance's domain (handler/domain names it so).
+func DomainName(namespace, name string) string { return namespace + "_" + name }
+
+// SocketPath is the pod's libvirt socket under the private directory.
+func SocketPath(privateDir string) string {
+	return filepath.Join(privateDir, "libvirt", "libvirt-sock")
+}
+
+// ConsoleLogPath is where QEMU writes the guest's serial console.
+func ConsoleLogPath(privateDir string) string { return filepath.Join(privateDir, "console.log") }
+
+// Run runs the launcher until its domain is gone or ctx ends (SIGTERM) and returns the exit
+// status: 0 after a guest shutdown or SIGTERM, 1 when the domain failed. An error means 1.
+func Run(ctx context.Context, cfg Config) (int, error) {
+	if cfg.Name == "" || cfg.Namespace == "" {
+		return 1, errors.New("--name and --namespace are required")
+	}
+	domain := DomainName(cfg.Namespace, cfg.Name)
+	klog.InfoS("virt-launcher starting", "domain", domain, "uid", cfg.UID, "gracePeriod", cfg.GracePeriod, "network", cfg.Network)
+
+	reaper, err := NewReaper()
+	if err != nil {
+		return 1, err
+	}
+	defer reaper.Stop()
+
+	// The network first: the handler starts the domain as soon as the socket is up, and
+	// QEMU then opens the tap.
+	switch cfg.Network {
+	case NetworkMasquerade:
+		hostname := cfg.Hostname
+		if hostname == "" {
+			hostname = cfg.Name
+		}
+		m, err := network.SetupMasquerade(network.DefaultConfig(hostname))
+		if err != nil {
+			return 1, fmt.Errorf("masquerade network: %w", err)
+		}
+		defer m.Close()
+	case NetworkNone:
+	default:
+		return 1, fmt.Errorf("--network %q: want %q or %q", cfg.Network, NetworkMasquerade, NetworkNone)
+	}
+
+	// libvirtd creates its socket but not the directory, which the private emptyDir hides.
+	// The sockets take no authentication (libvirtd.conf), so the directory is the access
+	// control: root only (the handler is root on the node).
+	socket := SocketPath(cfg.PrivateDir)
+	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
+		return 1, err
+	}
+	daemon, err := startLibvirtd(reaper, cfg.Libvirtd)
+	if err != nil {
+		return 1, err
+	}
+	start := time.Now()
+	conn, err := connectWhenReady(ctx, daemon, socket, cfg.SocketTimeout)
+	if err != nil {
+		if ctx.Err() != nil {
+			// SIGTERM before libvirtd was up: there can be no domain yet.
+			klog.InfoS("SIGTERM before libvirtd was ready, exiting")
+			return 0, nil
+		}
+		return 1, err
+	}
+	defer conn.Close()
+	klog.InfoS("connected to libvirtd", "socket", socket, "after", time.Since(start).Round(time.Millisecond))
+
+	stopConsole := make(chan struct{})
+	consoleDone := followConsole(ConsoleLogPath(cfg.PrivateDir), os.Stdout, 100*time.Millisecond, stopConsole)
+	defer func() {
+		// The last lines (the guest's shutdown) are written just before QEMU exits.
+		close(stopConsole)
+		<-consoleDone
+	}()
+
+	return watch(conn, watchConfig{Domain: domain, Grace: cfg.GracePeriod, StopWait: 10 * time.Second}, ctx.Done(), daemon.exited)
+}
