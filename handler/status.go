@@ -74,13 +74,13 @@ func neverRan(st DomainStatus) bool {
 // cleared once the domain ran.
 func applyOutcome(vmi *v1.VirtualMachineInstance, o outcome, pod *corev1.Pod, macs map[string]string, now metav1.Time) {
 	s := &vmi.Status
-	setPhase(s, o.phase, o.reason, now)
+	s.SetPhase(o.phase, o.reason, now)
 	ready := v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue}
 	if !o.ready {
 		ready.Status, ready.Reason = corev1.ConditionFalse, o.reason
 	}
-	setCondition(s, ready, now)
-	removeCondition(s, v1.VirtualMachineInstanceSynchronized)
+	s.SetCondition(ready, now)
+	s.RemoveCondition(v1.VirtualMachineInstanceSynchronized, "")
 	if o.phase != v1.Running {
 		return
 	}
@@ -112,54 +112,14 @@ func interfaceStatus(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, macs map[s
 // setFailed ends the instance with reason, saying why in the Synchronized condition.
 func setFailed(vmi *v1.VirtualMachineInstance, reason, message string, now metav1.Time) {
 	s := &vmi.Status
-	setPhase(s, v1.Failed, reason, now)
-	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionFalse, Reason: reason}, now)
-	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse,
+	s.SetPhase(v1.Failed, reason, now)
+	s.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionFalse, Reason: reason}, now)
+	s.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse,
 		Reason: reason, Message: message}, now)
 }
 
 // setSyncFailed reports a sync error that the handler retries.
 func setSyncFailed(vmi *v1.VirtualMachineInstance, message string, now metav1.Time) {
-	setCondition(&vmi.Status, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse,
+	vmi.Status.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse,
 		Reason: ReasonSyncFailed, Message: message}, now)
-}
-
-// setPhase moves to phase, recording the transition time as the controllers do.
-func setPhase(s *v1.VirtualMachineInstanceStatus, phase v1.VirtualMachineInstancePhase, reason string, now metav1.Time) {
-	if s.Phase != phase {
-		s.PhaseTransitionTimestamps = append(s.PhaseTransitionTimestamps,
-			v1.VirtualMachineInstancePhaseTransitionTimestamp{Phase: phase, PhaseTransitionTimestamp: now})
-	}
-	s.Phase, s.Reason = phase, reason
-}
-
-// setCondition replaces the condition of cond's type, keeping its transition time while its
-// status stays the same, so an unchanged condition costs no write.
-func setCondition(s *v1.VirtualMachineInstanceStatus, cond v1.VirtualMachineInstanceCondition, now metav1.Time) {
-	cond.LastTransitionTime = now
-	for i := range s.Conditions {
-		if s.Conditions[i].Type != cond.Type {
-			continue
-		}
-		if s.Conditions[i].Status == cond.Status {
-			cond.LastTransitionTime = s.Conditions[i].LastTransitionTime
-			cond.LastProbeTime = s.Conditions[i].LastProbeTime
-		}
-		s.Conditions[i] = cond
-		return
-	}
-	s.Conditions = append(s.Conditions, cond)
-}
-
-func removeCondition(s *v1.VirtualMachineInstanceStatus, t v1.VirtualMachineInstanceConditionType) {
-	out := s.Conditions[:0]
-	for _, c := range s.Conditions {
-		if c.Type != t {
-			out = append(out, c)
-		}
-	}
-	s.Conditions = out
-	if len(s.Conditions) == 0 {
-		s.Conditions = nil
-	}
 }

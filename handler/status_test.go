@@ -4,11 +4,7 @@ import (
 	"testing"
 
 	"github.com/digitalocean/go-libvirt"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
-
-	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
 func TestNeverRan(t *testing.T) {
@@ -44,20 +40,6 @@ func TestStopFromEvent(t *testing.T) {
 		if got := stopFromEvent(tc.ev); got != tc.want {
 			t.Errorf("stopFromEvent(%+v) = %+v, want %+v", tc.ev, got, tc.want)
 		}
-	}
-}
-
-func TestSetConditionKeepsTransitionTime(t *testing.T) {
-	s := &v1.VirtualMachineInstanceStatus{}
-	t0, t1 := metav1.Unix(100, 0), metav1.Unix(200, 0)
-	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue}, t0)
-	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue}, t1)
-	if len(s.Conditions) != 1 || !s.Conditions[0].LastTransitionTime.Equal(&t0) {
-		t.Errorf("unchanged condition moved: %+v", s.Conditions)
-	}
-	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionFalse}, t1)
-	if !s.Conditions[0].LastTransitionTime.Equal(&t1) {
-		t.Errorf("changed condition kept its time: %+v", s.Conditions)
 	}
 }
 

@@ -20,9 +20,9 @@ func main() {
 	kubeconfig := pflag.String("kubeconfig", "", "kubeconfig file (empty: in-cluster config)")
 	opts := manager.Options{}
 	pflag.StringVar(&opts.LauncherImage, "launcher-image", "vmctl/virt-launcher:devel", "image of the virt-launcher pods")
-	pflag.IntVar(&opts.Workers, "workers", 3, "concurrent syncs per controller")
-	qps := pflag.Float32("kube-api-qps", 200, "sustained requests per second to the API server")
-	burst := pflag.Int("kube-api-burst", 400, "request burst to the API server")
+	pflag.IntVar(&opts.Workers, "workers", 10, "concurrent syncs per controller: each VM waits on a few API round trips")
+	qps := pflag.Float32("kube-api-qps", 500, "sustained requests per second to the API server (about 6 writes start a VM)")
+	burst := pflag.Int("kube-api-burst", 1000, "request burst to the API server")
 	healthAddr := pflag.String("health-addr", ":8080", "address of /healthz, /readyz and /metrics")
 	hostname, _ := os.Hostname()
 	election := manager.Election{}

@@ -69,10 +69,10 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	c.setStatus(vmi, phase, reason, pods)
 	if syncErr != nil {
 		// Events scroll away; the instance itself says why it does not start.
-		setCondition(&vmi.Status, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized,
+		vmi.Status.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized,
 			Status: corev1.ConditionFalse, Reason: FailedCreate, Message: syncErr.Error()}, metav1.NewTime(c.clock.Now()))
 	} else if pod != nil {
-		removeCondition(&vmi.Status, v1.VirtualMachineInstanceSynchronized, FailedCreate)
+		vmi.Status.RemoveCondition(v1.VirtualMachineInstanceSynchronized, FailedCreate)
 	}
 	if !equality.Semantic.DeepEqual(cached.Status, vmi.Status) {
 		if _, err := c.virt.KubevirtV1().VirtualMachineInstances(namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
@@ -155,10 +155,7 @@ func (c *Controller) updateMeta(ctx context.Context, vmi *v1.VirtualMachineInsta
 func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualMachineInstancePhase, reason string, pods []*corev1.Pod) {
 	s := &vmi.Status
 	now := metav1.NewTime(c.clock.Now())
-	if s.Phase != phase {
-		s.PhaseTransitionTimestamps = append(s.PhaseTransitionTimestamps, v1.VirtualMachineInstancePhaseTransitionTimestamp{Phase: phase, PhaseTransitionTimestamp: now})
-	}
-	s.Phase, s.Reason = phase, reason
+	s.SetPhase(phase, reason, now)
 	if len(pods) == 0 {
 		return
 	}
@@ -188,8 +185,8 @@ func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualM
 // then costs no extra status write.
 func setPodScheduled(s *v1.VirtualMachineInstanceStatus, pc corev1.PodCondition, now metav1.Time) {
 	if pc.Status == corev1.ConditionTrue {
-		removeCondition(s, v1.VirtualMachineInstancePodScheduled, "")
+		s.RemoveCondition(v1.VirtualMachineInstancePodScheduled, "")
 		return
 	}
-	setCondition(s, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstancePodScheduled, Status: pc.Status, Reason: pc.Reason, Message: pc.Message}, now)
+	s.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstancePodScheduled, Status: pc.Status, Reason: pc.Reason, Message: pc.Message}, now)
 }

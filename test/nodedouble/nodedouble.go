@@ -378,8 +378,9 @@ func (d *Double) syncVMI(ctx context.Context, namespace, name string) error {
 		return nil
 	}
 	vmi := cached.DeepCopy()
-	setPhase(vmi, v1.Running, "")
-	setVMICondition(&vmi.Status, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue})
+	now := metav1.Now()
+	vmi.Status.SetPhase(v1.Running, "", now)
+	vmi.Status.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue}, now)
 	_, err = d.virt.KubevirtV1().VirtualMachineInstances(namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{})
 	return err
 }
@@ -413,9 +414,10 @@ func (d *Double) end(ctx context.Context, namespace, name string, phase v1.Virtu
 		if vmi.Status.Phase != v1.Running {
 			return fmt.Errorf("instance %s/%s is %s, not Running", namespace, name, vmi.Status.Phase)
 		}
-		setPhase(vmi, phase, reason)
-		setVMICondition(&vmi.Status, v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady,
-			Status: corev1.ConditionFalse, Reason: reason})
+		now := metav1.Now()
+		vmi.Status.SetPhase(phase, reason, now)
+		vmi.Status.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady,
+			Status: corev1.ConditionFalse, Reason: reason}, now)
 		ended, err = vmis.UpdateStatus(ctx, vmi, metav1.UpdateOptions{})
 		return err
 	})
@@ -449,28 +451,4 @@ func (d *Double) end(ctx context.Context, namespace, name string, phase v1.Virtu
 		}
 	}
 	return nil
-}
-
-// setPhase moves the instance to phase, recording the transition time as the controllers do.
-func setPhase(vmi *v1.VirtualMachineInstance, phase v1.VirtualMachineInstancePhase, reason string) {
-	if vmi.Status.Phase != phase {
-		vmi.Status.PhaseTransitionTimestamps = append(vmi.Status.PhaseTransitionTimestamps,
-			v1.VirtualMachineInstancePhaseTransitionTimestamp{Phase: phase, PhaseTransitionTimestamp: metav1.Now()})
-	}
-	vmi.Status.Phase, vmi.Status.Reason = phase, reason
-}
-
-func setVMICondition(s *v1.VirtualMachineInstanceStatus, cond v1.VirtualMachineInstanceCondition) {
-	now := metav1.Now()
-	cond.LastTransitionTime = now
-	for i := range s.Conditions {
-		if s.Conditions[i].Type == cond.Type {
-			if s.Conditions[i].Status == cond.Status {
-				cond.LastTransitionTime = s.Conditions[i].LastTransitionTime
-			}
-			s.Conditions[i] = cond
-			return
-		}
-	}
-	s.Conditions = append(s.Conditions, cond)
 }

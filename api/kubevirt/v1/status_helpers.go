@@ -1,0 +1,48 @@
+package v1
+
+import (
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The controllers and the node agent edit an instance's status the same way, so that an
+// unchanged phase or condition never makes a status write.
+
+// SetPhase moves the instance to phase, recording when it entered it.
+func (s *VirtualMachineInstanceStatus) SetPhase(phase VirtualMachineInstancePhase, reason string, now metav1.Time) {
+	if s.Phase != phase {
+		s.PhaseTransitionTimestamps = append(s.PhaseTransitionTimestamps,
+			VirtualMachineInstancePhaseTransitionTimestamp{Phase: phase, PhaseTransitionTimestamp: now})
+	}
+	s.Phase, s.Reason = phase, reason
+}
+
+// SetCondition replaces the condition of cond's type; its transition and probe times are
+// kept while its status stays the same.
+func (s *VirtualMachineInstanceStatus) SetCondition(cond VirtualMachineInstanceCondition, now metav1.Time) {
+	cond.LastTransitionTime = now
+	for i := range s.Conditions {
+		if s.Conditions[i].Type != cond.Type {
+			continue
+		}
+		if s.Conditions[i].Status == cond.Status {
+			cond.LastTransitionTime = s.Conditions[i].LastTransitionTime
+			cond.LastProbeTime = s.Conditions[i].LastProbeTime
+		}
+		s.Conditions[i] = cond
+		return
+	}
+	s.Conditions = append(s.Conditions, cond)
+}
+
+// RemoveCondition drops the condition of type t; with a reason, only when it has that reason,
+// so one component never removes what another reported.
+func (s *VirtualMachineInstanceStatus) RemoveCondition(t VirtualMachineInstanceConditionType, reason string) {
+	s.Conditions = slices.DeleteFunc(s.Conditions, func(c VirtualMachineInstanceCondition) bool {
+		return c.Type == t && (reason == "" || c.Reason == reason)
+	})
+	if len(s.Conditions) == 0 {
+		s.Conditions = nil
+	}
+}
