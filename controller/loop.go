@@ -6,6 +6,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,20 +51,26 @@ func EnqueueHandler(queue workqueue.TypedInterface[string]) cache.ResourceEventH
 	}
 }
 
-// Run waits for the caches, then runs workers until ctx ends.
+// Run waits for the caches, then runs workers until ctx ends and they have finished.
 func (l *Loop) Run(ctx context.Context, workers int) error {
 	defer utilruntime.HandleCrash()
 	defer l.Queue.ShutDown()
 	if !cache.WaitForNamedCacheSync(l.Name, ctx.Done(), l.Synced...) {
 		return fmt.Errorf("%s: caches did not sync", l.Name)
 	}
+	// Return only once every worker has: a restarted controller must not overlap the old.
+	var running sync.WaitGroup
 	for range workers {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for l.processNext(ctx) {
-			}
-		}, time.Second)
+		running.Go(func() {
+			wait.UntilWithContext(ctx, func(ctx context.Context) {
+				for l.processNext(ctx) {
+				}
+			}, time.Second)
+		})
 	}
 	<-ctx.Done()
+	l.Queue.ShutDown()
+	running.Wait()
 	return nil
 }
 

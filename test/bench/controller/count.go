@@ -76,15 +76,20 @@ func podsRunning(ctx context.Context, kube kubernetes.Interface, namespace strin
 	return c
 }
 
-// instancesScheduled counts the namespace's VMIs that reached phase Scheduled (or later).
-func instancesScheduled(ctx context.Context, virt versioned.Interface, namespace string) *counter {
-	c := newCounter()
+// instancesScheduled counts the namespace's VMIs that exist, and those that reached phase
+// Scheduled (or later).
+func instancesScheduled(ctx context.Context, virt versioned.Interface, namespace string) (created, scheduled *counter) {
+	created, scheduled = newCounter(), newCounter()
 	factory := informers.NewSharedInformerFactoryWithOptions(virt, 0, informers.WithNamespace(namespace))
-	_, _ = factory.Kubevirt().V1().VirtualMachineInstances().Informer().AddEventHandler(c.handler(func(obj any) (string, bool) {
+	informer := factory.Kubevirt().V1().VirtualMachineInstances().Informer()
+	_, _ = informer.AddEventHandler(created.handler(func(obj any) (string, bool) {
+		return obj.(*v1.VirtualMachineInstance).Name, true
+	}))
+	_, _ = informer.AddEventHandler(scheduled.handler(func(obj any) (string, bool) {
 		vmi := obj.(*v1.VirtualMachineInstance)
 		return vmi.Name, vmi.Status.Phase == v1.Scheduled || vmi.Status.Phase == v1.Running
 	}))
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
-	return c
+	return created, scheduled
 }

@@ -67,9 +67,10 @@ func run(o options) error {
 		return err
 	}
 	klog.InfoS("VMs until every instance is Scheduled", "vms", o.count)
-	if r.VMSeconds, err = c.vmsScheduled(ctx, o.count); err != nil {
+	if r.Stages, err = c.vmsScheduled(ctx, o.count); err != nil {
 		return fmt.Errorf("VMs: %w", err)
 	}
+	r.VMSeconds = r.Stages.Scheduled
 	if r.Writes, err = c.settledWrites(ctx, before); err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ type result struct {
 	DeploymentSeconds float64 `json:"deploymentSeconds"`
 	// VMSeconds: Count VMs, the first created until every instance Scheduled.
 	VMSeconds float64 `json:"vmSeconds"`
+	Stages    stages  `json:"stages"`
 	Ratio     float64 `json:"ratioToFloor"`
 	// Writes are every component's mutating requests while the VMs started, by verb and resource.
 	Writes writes `json:"writes"`
@@ -59,6 +60,8 @@ func (r *result) markdown() string {
 	fmt.Fprintf(&b, "| Measure | Value | Floor or goal | Ratio |\n|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| %d VMs created -> all VMIs Scheduled | %.1f s | Deployment of %d: pods Running in %.1f s | %.2fx (goal <= 1.5x) |\n",
 		r.Count, r.VMSeconds, r.Count, r.DeploymentSeconds, r.Ratio)
+	fmt.Fprintf(&b, "| stages: all VMs created / all VMIs created / all Scheduled | %.1f / %.1f / %.1f s | | |\n",
+		r.Stages.VMsCreated, r.Stages.VMIsCreated, r.Stages.Scheduled)
 	fmt.Fprintf(&b, "| virt-controller API writes per VM | %.2f | goal <= 4 | %.2fx |\n", r.ControllerWritesPerVM, r.ControllerWritesPerVM/4)
 	fmt.Fprintf(&b, "| events per VM (all components) | %.2f | | |\n", r.EventsPerVM)
 	fmt.Fprintf(&b, "| virt-controller RSS after / peak | %.0f / %.0f MiB | goal <= 150 MiB | %.2fx |\n\n", r.ControllerRSS, r.ControllerPeakRSS, r.ControllerPeakRSS/150)

@@ -2,15 +2,76 @@ package controller
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
 
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/controller/manager"
 )
 
 // launcherImage is never pulled: no kubelet runs here.
 const launcherImage = "registry.invalid/vmctl/virt-launcher:integration"
 
-// runControllers runs virt-controller's controllers in-process, without leader election, until
-// ctx ends.
-func runControllers(ctx context.Context) error {
-	return manager.Run(ctx, kube, virt, manager.Options{LauncherImage: launcherImage, Workers: 2})
+// controllers is the virt-controller currently running in-process, without leader election.
+var controllers struct {
+	sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startControllers runs a fresh manager (new informers, queues and expectations) until
+// stopControllers. It has clients of its own, as a separate virt-controller process would: the
+// tests' polling does not eat into its client-side rate limit.
+func startControllers() error {
+	kubeClient, err := kubernetes.NewForConfig(server.Config)
+	if err != nil {
+		return err
+	}
+	virtClient, err := versioned.NewForConfig(server.Config)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := manager.Run(ctx, kubeClient, virtClient, manager.Options{LauncherImage: launcherImage, Workers: 2})
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "controllers stopped: %v\n", err)
+		}
+	}()
+	controllers.Lock()
+	defer controllers.Unlock()
+	controllers.cancel, controllers.done = cancel, done
+	return nil
+}
+
+// stopControllers ends the running manager and waits for manager.Run to return. Like a
+// virt-controller process that exits, a sync already under way may still land a request.
+func stopControllers() {
+	controllers.Lock()
+	cancel, done := controllers.cancel, controllers.done
+	controllers.cancel, controllers.done = nil, nil
+	controllers.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+// restartControllers replaces the running controllers with a fresh instance, as a crash or a
+// rollout of virt-controller would. Tests calling it must not run in parallel with others.
+func restartControllers(t *testing.T) {
+	t.Helper()
+	start := time.Now()
+	stopControllers()
+	if err := startControllers(); err != nil {
+		t.Fatalf("restarting the controllers: %v", err)
+	}
+	t.Logf("controllers restarted (old instance stopped in %s)", time.Since(start).Round(time.Millisecond))
 }

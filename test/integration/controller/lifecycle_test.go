@@ -8,11 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
@@ -23,6 +20,7 @@ const timeout = 30 * time.Second
 // TestStartStopCycle starts a VirtualMachine (runStrategy Always) until its instance runs on the
 // node, then halts it: the instance and its launcher pod go and the VM reports Stopped.
 func TestStartStopCycle(t *testing.T) {
+	t.Parallel()
 	ns := newNamespace(t)
 	vm := createVM(t, ns, "cycle", v1.RunStrategyAlways)
 	running := waitRunning(t, vm)
@@ -62,6 +60,7 @@ func TestStartStopCycle(t *testing.T) {
 // TestShutdownAndCrash: with runStrategy RerunOnFailure a crashed guest is started again in a new
 // instance, and a guest shut down from inside stays down.
 func TestShutdownAndCrash(t *testing.T) {
+	t.Parallel()
 	ns := newNamespace(t)
 	vm := createVM(t, ns, "rerun", v1.RunStrategyRerunOnFailure)
 	first := waitRunning(t, vm)
@@ -101,99 +100,4 @@ func TestShutdownAndCrash(t *testing.T) {
 	if len(pods) != 1 || pods[0].Status.Phase != corev1.PodSucceeded {
 		t.Errorf("want the shut-down instance's launcher pod Succeeded, got %s", describePods(pods))
 	}
-}
-
-// createVM creates a minimal valid VirtualMachine: 64Mi of memory and a container disk.
-func createVM(t *testing.T, ns, name string, strategy v1.VirtualMachineRunStrategy) *v1.VirtualMachine {
-	t.Helper()
-	vm := &v1.VirtualMachine{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"kubevirt.io/vm": name}},
-		Spec: v1.VirtualMachineSpec{
-			RunStrategy: ptr.To(strategy),
-			Template: &v1.VirtualMachineInstanceTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"kubevirt.io/vm": name}},
-				Spec: v1.VirtualMachineInstanceSpec{
-					Domain: v1.DomainSpec{
-						Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}},
-						Devices:   v1.Devices{Disks: []v1.Disk{{Name: "containerdisk", DiskDevice: v1.DiskDevice{Disk: &v1.DiskTarget{Bus: "virtio"}}}}},
-					},
-					TerminationGracePeriodSeconds: ptr.To[int64](0),
-					Volumes: []v1.Volume{{Name: "containerdisk", VolumeSource: v1.VolumeSource{
-						ContainerDisk: &v1.ContainerDiskSource{Image: "kubevirt/cirros-container-disk-demo:latest"}}}},
-				},
-			},
-		},
-	}
-	created, err := virt.KubevirtV1().VirtualMachines(ns).Create(t.Context(), vm, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return created
-}
-
-// waitRunning waits until the VM reports Running with a Running, Ready instance, and returns
-// the instance.
-func waitRunning(t *testing.T, vm *v1.VirtualMachine) *v1.VirtualMachineInstance {
-	t.Helper()
-	var vmi *v1.VirtualMachineInstance
-	eventually(t, timeout, fmt.Sprintf("VM %s/%s Running with a Running instance", vm.Namespace, vm.Name), func(ctx context.Context) (bool, error) {
-		got, err := virt.KubevirtV1().VirtualMachines(vm.Namespace).Get(ctx, vm.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		if got.Status.PrintableStatus != v1.VirtualMachineStatusRunning || !got.Status.Ready {
-			return false, fmt.Errorf("VM printableStatus %q ready=%v", got.Status.PrintableStatus, got.Status.Ready)
-		}
-		vmi, err = virt.KubevirtV1().VirtualMachineInstances(vm.Namespace).Get(ctx, vm.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		if vmi.Status.Phase != v1.Running {
-			return false, fmt.Errorf("instance phase %q", vmi.Status.Phase)
-		}
-		return true, nil
-	})
-	return vmi
-}
-
-// vmStatus is a condition for eventually: the VM's printable status is want.
-func vmStatus(ns, name string, want v1.VirtualMachinePrintableStatus) func(ctx context.Context) (bool, error) {
-	return func(ctx context.Context) (bool, error) {
-		vm, err := virt.KubevirtV1().VirtualMachines(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		if vm.Status.PrintableStatus != want {
-			return false, fmt.Errorf("printableStatus %q", vm.Status.PrintableStatus)
-		}
-		return true, nil
-	}
-}
-
-func getVM(t *testing.T, ns, name string) *v1.VirtualMachine {
-	t.Helper()
-	vm, err := virt.KubevirtV1().VirtualMachines(ns).Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return vm
-}
-
-// launcherPods lists the instance's launcher pods from the API server.
-func launcherPods(t *testing.T, vmi *v1.VirtualMachineInstance) []corev1.Pod {
-	t.Helper()
-	pods, err := kube.CoreV1().Pods(vmi.Namespace).List(t.Context(), metav1.ListOptions{
-		LabelSelector: labels.Set{v1.CreatedByLabel: string(vmi.UID)}.String()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pods.Items
-}
-
-func describePods(pods []corev1.Pod) string {
-	s := fmt.Sprintf("%d pods", len(pods))
-	for _, p := range pods {
-		s += fmt.Sprintf("; %s node=%q phase=%s deleting=%v", p.Name, p.Spec.NodeName, p.Status.Phase, p.DeletionTimestamp != nil)
-	}
-	return s
 }

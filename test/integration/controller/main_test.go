@@ -5,6 +5,7 @@ package controller
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"sync"
@@ -36,6 +37,8 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	flag.Parse()
+	raiseParallel()
 	dir, err := os.MkdirTemp("", "vmctl-integration-controller-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -62,8 +65,7 @@ func run(m *testing.M) int {
 		virt, err = versioned.NewForConfig(server.Config)
 	}
 	if err == nil {
-		node = nodedouble.New(kube, virt, nodeName)
-		err = node.RegisterNode(context.Background())
+		node, err = newNodeDouble()
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration setup:", err)
@@ -80,10 +82,16 @@ func run(m *testing.M) int {
 		})
 	}
 	background("node double", node.Run)
-	background("controllers", runControllers)
+	if err := startControllers(); err != nil {
+		fmt.Fprintln(os.Stderr, "integration setup:", err)
+		cancel()
+		wg.Wait()
+		return 1
+	}
 	fmt.Fprintf(os.Stderr, "integration setup: kube-apiserver ready %s, CRDs %s, kube-controller-manager %s\n",
 		apiserverReady.Round(time.Millisecond), crdsReady.Round(time.Millisecond), kcmReady.Round(time.Millisecond))
 	code := m.Run()
+	stopControllers()
 	cancel()
 	wg.Wait()
 	return code
@@ -132,23 +140,54 @@ func eventually(t *testing.T, timeout time.Duration, what string, condition func
 }
 
 // consistently polls condition for the whole duration, failing the test the first time it
-// returns false or an error.
+// returns false or an error. Each call gets a deadline of its own, not the window's end: a
+// client that is rate limited near the end of the window must not count as a failure.
 func consistently(t *testing.T, duration time.Duration, what string, condition func(ctx context.Context) (bool, error)) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), duration)
-	defer cancel()
+	end := time.Now().Add(duration)
 	for {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		ok, err := condition(ctx)
-		if ctx.Err() != nil {
+		cancel()
+		if err != nil || !ok {
+			t.Fatalf("expected %s to hold for %s; it did not after %s (error: %v)", what, duration,
+				(duration - time.Until(end)).Round(time.Millisecond), err)
+		}
+		if time.Now().After(end) {
 			return
 		}
-		if err != nil || !ok {
-			t.Fatalf("expected %s to hold for %s; it did not (error: %v)", what, duration, err)
-		}
 		select {
-		case <-ctx.Done():
+		case <-t.Context().Done():
 			return
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+}
+
+// newNodeDouble registers the node double's node. The double has clients of its own, as
+// kubelet and virt-handler would: the tests' polling does not eat into its rate limit.
+func newNodeDouble() (*nodedouble.Double, error) {
+	kubeClient, err := kubernetes.NewForConfig(server.Config)
+	if err != nil {
+		return nil, err
+	}
+	virtClient, err := versioned.NewForConfig(server.Config)
+	if err != nil {
+		return nil, err
+	}
+	d := nodedouble.New(kubeClient, virtClient, nodeName)
+	return d, d.RegisterNode(context.Background())
+}
+
+// defaultParallel replaces -test.parallel's default (GOMAXPROCS, 2 on small machines): the
+// parallel tests here mostly wait on the API server and the controllers, not on a CPU.
+const defaultParallel = 12
+
+// raiseParallel applies defaultParallel unless -test.parallel was given explicitly.
+func raiseParallel() {
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		_ = flag.Set("test.parallel", fmt.Sprint(defaultParallel))
 	}
 }
