@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -83,7 +81,7 @@ func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer
 		return nil, err
 	}
 	enqueueOwner := func(obj any) {
-		if key, ok := instanceKeyOf(obj); ok {
+		if key, _, ok := controller.LauncherInstanceKey(obj); ok {
 			c.queue.Add(key)
 		}
 	}
@@ -95,22 +93,6 @@ func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer
 		return nil, err
 	}
 	return c, nil
-}
-
-// instanceKeyOf maps a launcher pod (or its tombstone) to the key of the instance it runs.
-func instanceKeyOf(obj any) (string, bool) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	pod, ok := obj.(*corev1.Pod)
-	if !ok {
-		return "", false
-	}
-	ref := metav1.GetControllerOf(pod)
-	if ref == nil || ref.Kind != "VirtualMachineInstance" {
-		return "", false
-	}
-	return pod.Namespace + "/" + ref.Name, true
 }
 
 // Run processes instances with workers goroutines until ctx ends, then closes every launcher

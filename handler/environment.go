@@ -13,10 +13,8 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/handler/domain"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
-
-// TapDevice is the tap the launcher creates for the masquerade interface (docs/node.md).
-const TapDevice = "tap0"
 
 // specError is an instance spec this node cannot run, whatever it retries: the instance fails.
 type specError struct{ err error }
@@ -40,7 +38,7 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 	env := domain.Environment{
 		DomainType:    domainType,
 		Volumes:       map[string]domain.HostDisk{},
-		SerialLogPath: launcherPath(consoleLogRel),
+		SerialLogPath: layout.InPod(layout.ConsoleLogRel),
 	}
 	for _, vol := range vmi.Spec.Volumes {
 		if msgs := validation.IsDNS1123Label(vol.Name); len(msgs) > 0 {
@@ -54,27 +52,27 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 			}
 			env.Volumes[vol.Name] = disk
 		case vol.CloudInitNoCloud != nil:
-			env.Volumes[vol.Name] = domain.HostDisk{Path: launcherPath(diskRel(vol.Name, noCloudISOFile)), Format: "raw"}
+			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.NoCloudISOFile)), Format: "raw"}
 		case vol.EmptyDisk != nil:
-			env.Volumes[vol.Name] = domain.HostDisk{Path: launcherPath(diskRel(vol.Name, rawDiskFile)), Format: "raw"}
+			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.RawDiskFile)), Format: "raw"}
 		case vol.PersistentVolumeClaim != nil:
 			// The pod mounts the claim's file system there; the handler cannot see into it.
-			env.Volumes[vol.Name] = domain.HostDisk{Path: launcherPath(diskRel(vol.Name, pvcDiskFile)), Format: "raw"}
+			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.PVCDiskFile)), Format: "raw"}
 		}
 	}
 	if fw := vmi.Spec.Domain.Firmware; fw != nil && fw.KernelBoot != nil && fw.KernelBoot.Container != nil {
 		c := fw.KernelBoot.Container
 		if c.KernelPath != "" {
-			if err := requireFile(root, kernelRel); err != nil {
+			if err := requireFile(root, layout.KernelRel); err != nil {
 				return env, err
 			}
-			env.KernelPath = launcherPath(kernelRel)
+			env.KernelPath = layout.InPod(layout.KernelRel)
 		}
 		if c.InitrdPath != "" {
-			if err := requireFile(root, initrdRel); err != nil {
+			if err := requireFile(root, layout.InitrdRel); err != nil {
 				return env, err
 			}
-			env.InitrdPath = launcherPath(initrdRel)
+			env.InitrdPath = layout.InPod(layout.InitrdRel)
 		}
 	}
 	ifaces, err := attachments(vmi)
@@ -117,7 +115,7 @@ func attachments(vmi *v1.VirtualMachineInstance) (map[string]string, error) {
 		if len(out) > 0 {
 			return nil, invalidSpec("spec.domain.devices.interfaces[%d] (%s): only one pod network interface is supported", i, iface.Name)
 		}
-		out[iface.Name] = TapDevice
+		out[iface.Name] = layout.TapDevice
 	}
 	return out, nil
 }
@@ -125,17 +123,17 @@ func attachments(vmi *v1.VirtualMachineInstance) (map[string]string, error) {
 // containerDisk is the image an init container copied for the volume: qcow2 when it found the
 // qcow2 magic, else raw.
 func containerDisk(root *os.Root, volume string) (domain.HostDisk, error) {
-	for _, c := range []struct{ file, format string }{{qcow2DiskFile, "qcow2"}, {rawDiskFile, "raw"}} {
+	for _, c := range []struct{ file, format string }{{layout.Qcow2DiskFile, "qcow2"}, {layout.RawDiskFile, "raw"}} {
 		ok, err := regularFile(root, diskRel(volume, c.file))
 		if err != nil {
 			return domain.HostDisk{}, err
 		}
 		if ok {
-			return domain.HostDisk{Path: launcherPath(diskRel(volume, c.file)), Format: c.format}, nil
+			return domain.HostDisk{Path: layout.InPod(diskRel(volume, c.file)), Format: c.format}, nil
 		}
 	}
 	return domain.HostDisk{}, fmt.Errorf("containerDisk %q: neither %s nor %s in the launcher pod", volume,
-		diskRel(volume, qcow2DiskFile), diskRel(volume, rawDiskFile))
+		diskRel(volume, layout.Qcow2DiskFile), diskRel(volume, layout.RawDiskFile))
 }
 
 // requireFile fails unless rel is a regular file (the init containers ran before the pod's

@@ -11,6 +11,7 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/handler/domain"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 func TestBuildEnvironment(t *testing.T) {
@@ -43,16 +44,16 @@ func TestBuildEnvironment(t *testing.T) {
 	}{
 		{
 			name:  "qcow2 containerDisk",
-			files: []string{"vmi-disks/root/disk.qcow2", kernelRel, initrdRel},
+			files: []string{"vmi-disks/root/disk.qcow2", layout.KernelRel, layout.InitrdRel},
 			want:  with(domain.HostDisk{Path: "/var/run/kubevirt-private/vmi-disks/root/disk.qcow2", Format: "qcow2"}),
 		},
 		{
 			name:  "raw containerDisk",
-			files: []string{"vmi-disks/root/disk.raw", kernelRel, initrdRel},
+			files: []string{"vmi-disks/root/disk.raw", layout.KernelRel, layout.InitrdRel},
 			want:  with(domain.HostDisk{Path: "/var/run/kubevirt-private/vmi-disks/root/disk.raw", Format: "raw"}),
 		},
-		{name: "no containerDisk copy", files: []string{kernelRel, initrdRel}, wantErr: "neither"},
-		{name: "no initrd", files: []string{"vmi-disks/root/disk.raw", kernelRel}, wantErr: "kernel-boot/initrd is missing"},
+		{name: "no containerDisk copy", files: []string{layout.KernelRel, layout.InitrdRel}, wantErr: "neither"},
+		{name: "no initrd", files: []string{"vmi-disks/root/disk.raw", layout.KernelRel}, wantErr: "kernel-boot/initrd is missing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -111,8 +112,8 @@ func TestEnvironmentRefusesPlantedSymlink(t *testing.T) {
 func TestAttachments(t *testing.T) {
 	vmi := newInstance()
 	vmi.Spec.Domain.Devices.Interfaces[0].InterfaceBindingMethod = v1.InterfaceBindingMethod{}
-	if got, err := attachments(vmi); err != nil || got["default"] != TapDevice {
-		t.Errorf("an interface without binding: %v, %v; want masquerade on %s", got, err, TapDevice)
+	if got, err := attachments(vmi); err != nil || got["default"] != layout.TapDevice {
+		t.Errorf("an interface without binding: %v, %v; want masquerade on %s", got, err, layout.TapDevice)
 	}
 	vmi.Spec.Domain.Devices.Interfaces = append(vmi.Spec.Domain.Devices.Interfaces, v1.Interface{Name: "second"})
 	if _, err := attachments(vmi); !isSpecError(err) {

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // sectorSize is what emptyDisk sizes are rounded up to: QEMU's raw driver wants whole sectors.
@@ -25,7 +26,7 @@ func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretRea
 			if err != nil {
 				return err
 			}
-			if err := ensureNoCloudISO(root, diskRel(vol.Name, noCloudISOFile), data); err != nil {
+			if err := ensureNoCloudISO(root, diskRel(vol.Name, layout.NoCloudISOFile), data); err != nil {
 				return fmt.Errorf("volume %q: %w", vol.Name, err)
 			}
 		case vol.EmptyDisk != nil:
@@ -33,7 +34,7 @@ func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretRea
 			if size <= 0 {
 				return invalidSpec("spec.volumes: emptyDisk %q: capacity must be positive", vol.Name)
 			}
-			if err := ensureEmptyDisk(root, diskRel(vol.Name, rawDiskFile), size); err != nil {
+			if err := ensureEmptyDisk(root, diskRel(vol.Name, layout.RawDiskFile), size); err != nil {
 				return fmt.Errorf("volume %q: %w", vol.Name, err)
 			}
 		}

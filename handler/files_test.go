@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 func TestWriteFiles(t *testing.T) {
@@ -78,7 +79,7 @@ func TestFilesStayInThePod(t *testing.T) {
 	}
 	root, _ := os.OpenRoot(dir)
 	defer root.Close()
-	if err := ensureEmptyDisk(root, diskRel("scratch", rawDiskFile), 4096); err == nil {
+	if err := ensureEmptyDisk(root, diskRel("scratch", layout.RawDiskFile), 4096); err == nil {
 		t.Error("wrote through a symlink out of the pod")
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {

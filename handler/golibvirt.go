@@ -8,6 +8,8 @@ import (
 
 	"github.com/digitalocean/go-libvirt"
 	"github.com/digitalocean/go-libvirt/socket/dialers"
+
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // Bounds on exchanges with a launcher's libvirtd. Starting takes ~0.4 s (QEMU launched, its
@@ -22,7 +24,7 @@ const (
 // DialLibvirt is the real Dialer: it connects to <privateDir>/libvirt/libvirt-sock (see
 // dialLauncherSocket for why not by path) and opens qemu:///system on it.
 func DialLibvirt(_ context.Context, privateDir string) (Libvirt, error) {
-	conn, err := dialLauncherSocket(privateDir, socketRelPath)
+	conn, err := dialLauncherSocket(privateDir, layout.SocketRel)
 	if err != nil {
 		return nil, err
 	}

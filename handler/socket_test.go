@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // longDir is a private directory whose socket path exceeds sun_path, as kubelet paths do.
@@ -23,11 +25,11 @@ func longDir(t *testing.T) string {
 
 func TestDialLauncherSocket(t *testing.T) {
 	dir := longDir(t)
-	sock := filepath.Join(dir, socketRelPath)
+	sock := filepath.Join(dir, layout.SocketRel)
 	if len(sock) <= 108 {
 		t.Fatalf("test path too short: %d", len(sock))
 	}
-	if _, err := dialLauncherSocket(dir, socketRelPath); !errors.Is(err, ErrSocketNotReady) {
+	if _, err := dialLauncherSocket(dir, layout.SocketRel); !errors.Is(err, ErrSocketNotReady) {
 		t.Fatalf("no socket: %v, want ErrSocketNotReady", err)
 	}
 
@@ -49,7 +51,7 @@ func TestDialLauncherSocket(t *testing.T) {
 			_ = c.Close()
 		}
 	}()
-	conn, err := dialLauncherSocket(dir, socketRelPath)
+	conn, err := dialLauncherSocket(dir, layout.SocketRel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,9 +64,9 @@ func TestDialLauncherSocket(t *testing.T) {
 
 func TestDialLauncherSocketRefusesNonSockets(t *testing.T) {
 	for name, plant := range map[string]func(dir, other string) error{
-		"regular file": func(dir, _ string) error { return os.WriteFile(filepath.Join(dir, socketRelPath), nil, 0o644) },
+		"regular file": func(dir, _ string) error { return os.WriteFile(filepath.Join(dir, layout.SocketRel), nil, 0o644) },
 		"symlinked socket": func(dir, other string) error {
-			return os.Symlink(filepath.Join(other, "host-sock"), filepath.Join(dir, socketRelPath))
+			return os.Symlink(filepath.Join(other, "host-sock"), filepath.Join(dir, layout.SocketRel))
 		},
 		"symlinked directory": func(dir, other string) error {
 			if err := os.Remove(filepath.Join(dir, "libvirt")); err != nil {
@@ -86,7 +88,7 @@ func TestDialLauncherSocketRefusesNonSockets(t *testing.T) {
 			if err := plant(dir, other); err != nil {
 				t.Fatal(err)
 			}
-			if conn, err := dialLauncherSocket(dir, socketRelPath); err == nil {
+			if conn, err := dialLauncherSocket(dir, layout.SocketRel); err == nil {
 				conn.Close()
 				t.Fatal("connected to a socket outside the pod")
 			}

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/digitalocean/go-libvirt"
-	"k8s.io/client-go/tools/cache"
 )
 
 func TestNeverRan(t *testing.T) {
@@ -40,19 +39,5 @@ func TestStopFromEvent(t *testing.T) {
 		if got := stopFromEvent(tc.ev); got != tc.want {
 			t.Errorf("stopFromEvent(%+v) = %+v, want %+v", tc.ev, got, tc.want)
 		}
-	}
-}
-
-func TestInstanceKeyOf(t *testing.T) {
-	pod := newPod(newInstance())
-	if key, ok := instanceKeyOf(pod); !ok || key != "ns/web" {
-		t.Errorf("pod: %q, %v", key, ok)
-	}
-	if key, ok := instanceKeyOf(cache.DeletedFinalStateUnknown{Key: "ns/x", Obj: pod}); !ok || key != "ns/web" {
-		t.Errorf("tombstone: %q, %v", key, ok)
-	}
-	pod.OwnerReferences = nil
-	if _, ok := instanceKeyOf(pod); ok {
-		t.Error("a pod without an owning instance mapped to one")
 	}
 }

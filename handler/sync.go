@@ -3,18 +3,17 @@ package handler
 import (
 	"context"
 	"errors"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	vmicontroller "github.com/vmctl/vmctl/controller/vmi"
 )
 
 // sync brings one instance's domain in line with its phase and reports the domain back:
@@ -151,29 +150,23 @@ func (c *Controller) forget(key string) {
 	c.waits.Forget(key)
 }
 
-// launcherPod is the instance's launcher pod on this node, active (status.activePods) or ended,
-// newest first, from the node's pod cache; nil when there is none.
+// launcherPod is the instance's newest launcher pod on this node, active (status.activePods)
+// or ended, from the node's pod cache; nil when there is none.
 func (c *Controller) launcherPod(vmi *v1.VirtualMachineInstance) (*corev1.Pod, error) {
-	pods, err := c.podLister.Pods(vmi.Namespace).List(labels.SelectorFromSet(labels.Set{v1.CreatedByLabel: string(vmi.UID)}))
+	pods, err := vmicontroller.LauncherPods(c.podLister, vmi)
 	if err != nil {
 		return nil, err
 	}
-	var mine []*corev1.Pod
 	for _, pod := range pods {
-		ref := metav1.GetControllerOf(pod)
-		if ref == nil || ref.UID != vmi.UID || pod.Spec.NodeName != c.opts.NodeName {
+		if pod.Spec.NodeName != c.opts.NodeName {
 			continue
 		}
 		// A pod leaves activePods once it ended; the handler may still report its last events.
 		node, active := vmi.Status.ActivePods[pod.UID]
 		ended := pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 		if active && node == c.opts.NodeName || ended {
-			mine = append(mine, pod)
+			return pod, nil
 		}
 	}
-	if len(mine) == 0 {
-		return nil, nil
-	}
-	sort.Slice(mine, func(i, j int) bool { return mine[j].CreationTimestamp.Before(&mine[i].CreationTimestamp) })
-	return mine[0], nil
+	return nil, nil
 }

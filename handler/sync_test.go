@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 const domName = "ns_web"
@@ -42,7 +43,7 @@ func condition(vmi *v1.VirtualMachineInstance, t v1.VirtualMachineInstanceCondit
 
 func TestSyncDefinesAndStartsOnce(t *testing.T) {
 	vmi := newInstance()
-	f := newFixture(t, vmi, newPod(vmi)).withDisk(qcow2DiskFile)
+	f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.Qcow2DiskFile)
 
 	if got, want := f.sync(), []string{"update virtualmachineinstances/status"}; !slices.Equal(got, want) {
 		t.Fatalf("writes = %v, want %v", got, want)
@@ -114,7 +115,7 @@ func TestRestartAdoptsDomain(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			vmi := newInstance()
 			vmi.Status.Phase = tc.phase
-			f := newFixture(t, vmi, newPod(vmi)).withDisk(rawDiskFile)
+			f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
 			f.lv.set(domName, tc.state, tc.reason)
 			if w := f.sync(); len(w) != tc.wantWrites {
 				t.Errorf("writes = %v", w)
@@ -140,7 +141,7 @@ func TestInvalidSpecFails(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			vmi := newInstance()
 			mutate(vmi)
-			f := newFixture(t, vmi, newPod(vmi)).withDisk(rawDiskFile)
+			f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
 			f.sync()
 			got := f.stored()
 			if got.Status.Phase != v1.Failed || got.Status.Reason != ReasonInvalidSpec {
@@ -166,7 +167,7 @@ func TestInvalidSpecFails(t *testing.T) {
 
 func TestStartFailureIsRetried(t *testing.T) {
 	vmi := newInstance()
-	f := newFixture(t, vmi, newPod(vmi)).withDisk(rawDiskFile)
+	f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
 	f.lv.startErr = errors.New("qemu: could not open tap0")
 	if err := f.c.sync(context.Background(), "ns/web"); err == nil {
 		t.Fatal("sync succeeded despite the start failure")
@@ -189,7 +190,7 @@ func TestStartFailureIsRetried(t *testing.T) {
 
 func TestWaitsForSocket(t *testing.T) {
 	vmi := newInstance()
-	f := newFixture(t, vmi, newPod(vmi)).withDisk(rawDiskFile)
+	f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
 	f.notReady = true
 	if w := f.sync(); len(w) != 0 {
 		t.Errorf("writes = %v", w)

@@ -10,11 +10,9 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/vmctl/vmctl/launcher/layout"
 	"github.com/vmctl/vmctl/launcher/network"
 )
-
-// PrivateDir is the pod's private emptyDir, shared by all its containers and the handler.
-const PrivateDir = "/var/run/kubevirt-private"
 
 // Network bindings the launcher can plumb.
 const (
@@ -41,16 +39,11 @@ type Config struct {
 	SocketTimeout time.Duration
 }
 
-// DomainName is libvirt's name for an instance's domain (handler/domain names it so).
-func DomainName(namespace, name string) string { return namespace + "_" + name }
-
 // SocketPath is the pod's libvirt socket under the private directory.
-func SocketPath(privateDir string) string {
-	return filepath.Join(privateDir, "libvirt", "libvirt-sock")
-}
+func SocketPath(privateDir string) string { return filepath.Join(privateDir, layout.SocketRel) }
 
 // ConsoleLogPath is where QEMU writes the guest's serial console.
-func ConsoleLogPath(privateDir string) string { return filepath.Join(privateDir, "console.log") }
+func ConsoleLogPath(privateDir string) string { return filepath.Join(privateDir, layout.ConsoleLogRel) }
 
 // Run runs the launcher until its domain is gone or ctx ends (SIGTERM) and returns the exit
 // status: 0 after a guest shutdown or SIGTERM, 1 when the domain failed. An error means 1.
@@ -58,7 +51,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	if cfg.Name == "" || cfg.Namespace == "" {
 		return 1, errors.New("--name and --namespace are required")
 	}
-	domain := DomainName(cfg.Namespace, cfg.Name)
+	domain := layout.DomainName(cfg.Namespace, cfg.Name)
 	klog.InfoS("virt-launcher starting", "domain", domain, "uid", cfg.UID, "gracePeriod", cfg.GracePeriod, "network", cfg.Network)
 
 	reaper, err := NewReaper()

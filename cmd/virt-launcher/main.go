@@ -19,6 +19,7 @@ import (
 
 	"github.com/vmctl/vmctl/launcher"
 	"github.com/vmctl/vmctl/launcher/diskcopy"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // pkg/component is not used here: its health server pulls Prometheus and apimachinery into
@@ -79,7 +80,7 @@ func rootCommand() *cobra.Command {
 	f.Int64Var(&grace, "grace-period", 30, "seconds the guest may take to shut down after SIGTERM before it is destroyed; 0 destroys at once")
 	f.StringVar(&cfg.Hostname, "hostname", "", "hostname DHCP offers the guest (default: --name)")
 	f.StringVar(&cfg.Network, "network", launcher.NetworkMasquerade, "pod network binding: masquerade (tap0 on k6t-br0, NAT, DHCP) or none")
-	f.StringVar(&cfg.PrivateDir, "private-dir", launcher.PrivateDir, "the pod's private directory (libvirt socket, console log)")
+	f.StringVar(&cfg.PrivateDir, "private-dir", layout.PrivateDir, "the pod's private directory (libvirt socket, console log)")
 	f.StringVar(&cfg.Libvirtd, "libvirtd", "/usr/sbin/libvirtd", "libvirtd binary")
 	f.DurationVar(&cfg.SocketTimeout, "socket-timeout", time.Minute, "how long libvirtd may take to open its socket")
 

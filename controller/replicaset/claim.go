@@ -8,7 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
@@ -111,10 +110,7 @@ func (c *Controller) patchOwners(ctx context.Context, vmi *v1.VirtualMachineInst
 	return patched, err
 }
 
-// ownerRef is the controller reference a replica set puts on its instances; a foreground
-// delete of the replica set waits for them (blockOwnerDeletion).
+// ownerRef is the controller reference a replica set puts on its instances.
 func ownerRef(rs *v1.VirtualMachineInstanceReplicaSet) *metav1.OwnerReference {
-	ref := metav1.NewControllerRef(rs, rsKind)
-	ref.BlockOwnerDeletion = ptr.To(true)
-	return ref
+	return controller.BlockingControllerRef(rs, rsKind)
 }

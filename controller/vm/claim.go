@@ -7,7 +7,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
@@ -55,10 +54,7 @@ func (c *Controller) adopt(ctx context.Context, vm *v1.VirtualMachine, vmi *v1.V
 	return controller.PatchInstanceOwners(ctx, c.virt, vmi, refs)
 }
 
-// ownerRef is the controller reference a VirtualMachine puts on its instance; deleting the
-// instance waits for it (blockOwnerDeletion) in a foreground cascade.
+// ownerRef is the controller reference a VirtualMachine puts on its instance.
 func ownerRef(vm *v1.VirtualMachine) *metav1.OwnerReference {
-	ref := metav1.NewControllerRef(vm, vmKind)
-	ref.BlockOwnerDeletion = ptr.To(true)
-	return ref
+	return controller.BlockingControllerRef(vm, vmKind)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	coreinformers "k8s.io/client-go/informers/core/v1"
@@ -129,13 +128,14 @@ func (c *Controller) deleteVMI(obj any) {
 
 // enqueueForPod maps a launcher pod to its instance's VirtualMachine.
 func (c *Controller) enqueueForPod(obj any) {
-	pod := obj.(*corev1.Pod)
-	ref := metav1.GetControllerOf(pod)
-	if ref == nil || ref.Kind != "VirtualMachineInstance" {
+	key, _, ok := controller.LauncherInstanceKey(obj)
+	if !ok {
 		return
 	}
-	if _, err := c.vmLister.VirtualMachines(pod.Namespace).Get(ref.Name); err == nil {
-		c.queue.Add(pod.Namespace + "/" + ref.Name)
+	// A VirtualMachine and its instance share namespace and name.
+	namespace, name, _ := cache.SplitMetaNamespaceKey(key)
+	if _, err := c.vmLister.VirtualMachines(namespace).Get(name); err == nil {
+		c.queue.Add(key)
 	}
 }
 

@@ -3,8 +3,6 @@ package vmi
 import (
 	"context"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -58,22 +56,19 @@ func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.Vir
 	}
 	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if key, ok := instanceKeyOf(obj); ok {
+			if key, _, ok := controller.LauncherInstanceKey(obj); ok {
 				c.expectations.CreationObserved(key)
 				c.queue.Add(key)
 			}
 		},
 		UpdateFunc: func(_, obj any) {
-			if key, ok := instanceKeyOf(obj); ok {
+			if key, _, ok := controller.LauncherInstanceKey(obj); ok {
 				c.queue.Add(key)
 			}
 		},
 		DeleteFunc: func(obj any) {
-			if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tombstone.Obj
-			}
-			if key, ok := instanceKeyOf(obj); ok {
-				c.expectations.DeletionObserved(key, obj.(*corev1.Pod).UID)
+			if key, pod, ok := controller.LauncherInstanceKey(obj); ok {
+				c.expectations.DeletionObserved(key, pod.UID)
 				c.queue.Add(key)
 			}
 		},
@@ -81,19 +76,6 @@ func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.Vir
 		return nil, err
 	}
 	return c, nil
-}
-
-// instanceKeyOf maps a launcher pod to the key of the instance controlling it.
-func instanceKeyOf(obj any) (string, bool) {
-	pod, ok := obj.(*corev1.Pod)
-	if !ok {
-		return "", false
-	}
-	ref := metav1.GetControllerOf(pod)
-	if ref == nil || ref.Kind != "VirtualMachineInstance" {
-		return "", false
-	}
-	return pod.Namespace + "/" + ref.Name, true
 }
 
 // Run processes instances with workers goroutines until ctx ends.

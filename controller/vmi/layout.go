@@ -2,34 +2,23 @@ package vmi
 
 import (
 	"fmt"
-	"path"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
-// The launcher pod's layout, as docs/node.md describes it: the handler and the launcher are
-// written against these paths.
+// The launcher pod's volumes and init containers; launcher/layout has the paths inside them.
 const (
-	// PrivateDir is the emptyDir every container of the pod shares: libvirt's socket, the
-	// console log and the guest's disks live there, and the handler reaches it on the node.
-	PrivateDir    = "/var/run/kubevirt-private"
-	privateVolume = "private"
 	// toolsDir holds a copy of the static virt-launcher binary, so init containers running
 	// arbitrary disk images can copy their files out with it.
 	toolsDir    = "/var/run/vmctl-tools"
 	toolsVolume = "tools"
 	toolsBinary = toolsDir + "/virt-launcher"
 )
-
-// DiskDir is where a volume's disk files are, inside the pod.
-func DiskDir(volume string) string { return path.Join(PrivateDir, "vmi-disks", volume) }
-
-// KernelBootDir holds the kernel and initrd of a kernelBoot guest, inside the pod.
-const KernelBootDir = PrivateDir + "/kernel-boot"
 
 // launcherCapabilities are what libvirtd and QEMU need in an unprivileged pod (spawning QEMU
 // as root: SETPCAP, SETUID, SETGID, DAC_OVERRIDE) plus what masquerade networking needs (a
@@ -58,7 +47,7 @@ func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 // and every secret cloud-init reads, which the handler finds where the kubelet put them.
 func podVolumes(vmi *v1.VirtualMachineInstance) []corev1.Volume {
 	volumes := []corev1.Volume{
-		{Name: privateVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: layout.PrivateVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 		{Name: toolsVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 	}
 	secrets := map[string]bool{}
@@ -88,14 +77,14 @@ func computeMounts(vmi *v1.VirtualMachineInstance) []corev1.VolumeMount {
 	mounts := []corev1.VolumeMount{privateMount}
 	for _, vol := range vmi.Spec.Volumes {
 		if pvc := vol.PersistentVolumeClaim; pvc != nil {
-			mounts = append(mounts, corev1.VolumeMount{Name: pvcVolume(vol.Name), MountPath: DiskDir(vol.Name), ReadOnly: pvc.ReadOnly})
+			mounts = append(mounts, corev1.VolumeMount{Name: pvcVolume(vol.Name), MountPath: layout.InPod(layout.DiskRel(vol.Name)), ReadOnly: pvc.ReadOnly})
 		}
 	}
 	return mounts
 }
 
 var (
-	privateMount = corev1.VolumeMount{Name: privateVolume, MountPath: PrivateDir}
+	privateMount = corev1.VolumeMount{Name: layout.PrivateVolume, MountPath: layout.PrivateDir}
 	toolsMount   = corev1.VolumeMount{Name: toolsVolume, MountPath: toolsDir, ReadOnly: true}
 )
 
@@ -118,15 +107,15 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 			src = "/disk"
 		}
 		containers = append(containers, copier("volume-"+vol.Name, cd.Image, cd.ImagePullPolicy,
-			[]string{toolsBinary, "copy-disk", src, DiskDir(vol.Name)}))
+			[]string{toolsBinary, "copy-disk", src, layout.InPod(layout.DiskRel(vol.Name))}))
 	}
 	if kb := kernelBoot(vmi); kb != nil {
 		args := []string{toolsBinary, "copy-file"}
 		if kb.KernelPath != "" {
-			args = append(args, kb.KernelPath, path.Join(KernelBootDir, "kernel"))
+			args = append(args, kb.KernelPath, layout.InPod(layout.KernelRel))
 		}
 		if kb.InitrdPath != "" {
-			args = append(args, kb.InitrdPath, path.Join(KernelBootDir, "initrd"))
+			args = append(args, kb.InitrdPath, layout.InPod(layout.InitrdRel))
 		}
 		containers = append(containers, copier("kernel-boot", kb.Image, kb.ImagePullPolicy, args))
 	}

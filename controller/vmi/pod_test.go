@@ -96,8 +96,8 @@ func TestLauncherPodCopiesBootFilesOutOfTheirImages(t *testing.T) {
 		command     []string
 	}{
 		{"tools", "launcher:1", []string{"cp", "/usr/bin/virt-launcher", toolsBinary}},
-		{"volume-root", "disk:1", []string{toolsBinary, "copy-disk", "/disk", PrivateDir + "/vmi-disks/root"}},
-		{"kernel-boot", "guest:1", []string{toolsBinary, "copy-file", "/boot/vmlinuz", KernelBootDir + "/kernel", "/boot/initrd.img", KernelBootDir + "/initrd"}},
+		{"volume-root", "disk:1", []string{toolsBinary, "copy-disk", "/disk", "/var/run/kubevirt-private/vmi-disks/root"}},
+		{"kernel-boot", "guest:1", []string{toolsBinary, "copy-file", "/boot/vmlinuz", "/var/run/kubevirt-private/kernel-boot/kernel", "/boot/initrd.img", "/var/run/kubevirt-private/kernel-boot/initrd"}},
 	}
 	if len(pod.Spec.InitContainers) != len(tests) {
 		t.Fatalf("%d init containers, want %d", len(pod.Spec.InitContainers), len(tests))
@@ -112,8 +112,8 @@ func TestLauncherPodCopiesBootFilesOutOfTheirImages(t *testing.T) {
 		t.Errorf("pull secrets %v, want creds once", pod.Spec.ImagePullSecrets)
 	}
 	compute := pod.Spec.Containers[0]
-	if len(compute.VolumeMounts) != 1 || compute.VolumeMounts[0].MountPath != PrivateDir {
-		t.Errorf("compute mounts %v, want %s", compute.VolumeMounts, PrivateDir)
+	if len(compute.VolumeMounts) != 1 || compute.VolumeMounts[0].MountPath != "/var/run/kubevirt-private" {
+		t.Errorf("compute mounts %v, want the private directory", compute.VolumeMounts)
 	}
 	if caps := compute.SecurityContext.Capabilities; len(caps.Drop) != 1 || caps.Drop[0] != "ALL" || ptr.Deref(compute.SecurityContext.Privileged, false) {
 		t.Errorf("compute security context %+v, want all capabilities dropped but the listed ones, not privileged", compute.SecurityContext)

@@ -7,21 +7,22 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // launcherSocketDir is where the launcher image's libvirtd puts libvirt-sock (libvirtd.conf
-// unix_sock_dir). The launcher pod mounts a directory shared with the node there, so
-// virt-handler reaches the domain as qemu+unix:///system?socket=<host dir>/libvirt-sock.
+// unix_sock_dir): the pod's private emptyDir, which virt-handler reaches on the node.
 // /var/run is a symlink to /run in the image; a volume mounted at either path works.
-// The launcher and handler code must use the same path; the build fails if the shipped
-// libvirtd.conf or libvirt.conf disagree with it.
-const launcherSocketDir = "/var/run/kubevirt-private/libvirt"
+// The build fails if the shipped libvirtd.conf or libvirt.conf disagree with launcher/layout.
+var launcherSocketDir = path.Dir(layout.InPod(layout.SocketRel))
 
 // libvirt-daemon-system would create this user; the launcher does not install that package
 // (it pulls in systemd units, polkit and default networks), yet libvirtd refuses to start

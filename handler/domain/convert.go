@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // defaultMachine is the machine type when the spec names none: q35 gives PCIe and SATA
@@ -106,7 +107,7 @@ func (c *converter) name() string {
 	for _, msg := range validation.IsDNS1123Subdomain(name) {
 		c.fail(field.Invalid(meta.Child("name"), name, msg))
 	}
-	return ns + "_" + name
+	return layout.DomainName(ns, name)
 }
 
 // uuid is the firmware UUID, so a VirtualMachine's guest sees the same SMBIOS UUID across

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // qcow2Magic starts every qcow2 image ("QFI\xfb").
@@ -29,9 +31,9 @@ func Disk(src, destDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name := "disk.raw"
+	name := layout.RawDiskFile
 	if qcow2 {
-		name = "disk.qcow2"
+		name = layout.Qcow2DiskFile
 	}
 	dest := filepath.Join(destDir, name)
 	return dest, File(file, dest)

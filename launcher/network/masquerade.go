@@ -18,13 +18,15 @@ import (
 	"github.com/google/nftables"
 	"github.com/insomniacslk/dhcp/dhcpv4/server4"
 	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // The fixed names and addresses of the binding, as KubeVirt's masquerade uses them. The
 // handler must name TapDevice in the domain (handler/domain.Attachment{Mode: NetworkTap}).
 const (
 	BridgeName = "k6t-br0"
-	TapDevice  = "tap0"
+	TapDevice  = layout.TapDevice
 )
 
 var (

@@ -1,0 +1,53 @@
+package controller
+
+import (
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// NewInstance is an instance of a template, controlled by owner. The caller names it.
+func NewInstance(tmpl *v1.VirtualMachineInstanceTemplateSpec, namespace string, owner *metav1.OwnerReference) *v1.VirtualMachineInstance {
+	return &v1.VirtualMachineInstance{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:       namespace,
+			Labels:          maps.Clone(tmpl.ObjectMeta.Labels),
+			Annotations:     maps.Clone(tmpl.ObjectMeta.Annotations),
+			OwnerReferences: []metav1.OwnerReference{*owner},
+			// Set at creation so the instance controller need not write it.
+			Finalizers: []string{v1.VirtualMachineInstanceFinalizer},
+		},
+		Spec: *tmpl.Spec.DeepCopy(),
+	}
+}
+
+// BlockingControllerRef is the controller reference an owner puts on its instances: a
+// foreground delete of the owner waits for them (blockOwnerDeletion).
+func BlockingControllerRef(owner metav1.Object, kind schema.GroupVersionKind) *metav1.OwnerReference {
+	ref := metav1.NewControllerRef(owner, kind)
+	ref.BlockOwnerDeletion = ptr.To(true)
+	return ref
+}
+
+// LauncherInstanceKey maps a launcher pod (or its tombstone) to the key of the instance
+// controlling it, and returns the pod.
+func LauncherInstanceKey(obj any) (string, *corev1.Pod, bool) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return "", nil, false
+	}
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil || ref.Kind != "VirtualMachineInstance" {
+		return "", nil, false
+	}
+	return pod.Namespace + "/" + ref.Name, pod, true
+}
