@@ -14,7 +14,7 @@ import (
 
 // NewInstance is an instance of a template, controlled by owner. The caller names it.
 func NewInstance(tmpl *v1.VirtualMachineInstanceTemplateSpec, namespace string, owner *metav1.OwnerReference) *v1.VirtualMachineInstance {
-	return &v1.VirtualMachineInstance{
+	vmi := &v1.VirtualMachineInstance{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:       namespace,
 			Labels:          maps.Clone(tmpl.ObjectMeta.Labels),
@@ -25,6 +25,10 @@ func NewInstance(tmpl *v1.VirtualMachineInstanceTemplateSpec, namespace string, 
 		},
 		Spec: *tmpl.Spec.DeepCopy(),
 	}
+	// The admission webhook skips the controller's own writes (they are the hot path of every
+	// start), so the controller applies the same defaults itself.
+	v1.SetDefaults_VirtualMachineInstanceSpec(&vmi.Spec)
+	return vmi
 }
 
 // BlockingControllerRef is the controller reference an owner puts on its instances: a

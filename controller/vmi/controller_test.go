@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -15,6 +16,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	core "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
+	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -88,7 +90,7 @@ func newInstance() *v1.VirtualMachineInstance {
 }
 
 func launcher(vmi *v1.VirtualMachineInstance, phase corev1.PodPhase, node string) *corev1.Pod {
-	pod := renderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:test"})
+	pod := RenderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:test"})
 	pod.Name, pod.UID = "virt-launcher-web-abcde", "pod-uid"
 	pod.Spec.NodeName = node
 	pod.Status.Phase = phase
@@ -97,15 +99,44 @@ func launcher(vmi *v1.VirtualMachineInstance, phase corev1.PodPhase, node string
 
 func TestSyncCreatesTheLauncherPod(t *testing.T) {
 	f := newFixture(t, newInstance())
-	if got, want := f.sync(), "create pods, update virtualmachineinstances/status"; got != want {
+	// No status write yet: the scheduling hold waits for the pod to run.
+	if got, want := f.sync(), "create pods"; got != want {
 		t.Fatalf("actions: %s, want %s", got, want)
-	}
-	if phase := f.stored().Status.Phase; phase != v1.Scheduling {
-		t.Errorf("phase %s, want Scheduling", phase)
 	}
 	// The pod is not in the cache yet: no second pod.
 	if got := f.sync(); strings.Contains(got, "create pods") {
 		t.Errorf("second sync under informer lag: %s", got)
+	}
+}
+
+func TestSchedulingHold(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		podPhase  corev1.PodPhase
+		node      string
+		podAge    time.Duration
+		wantWrite string
+		wantPhase v1.VirtualMachineInstancePhase
+	}{
+		{"pod waiting within the hold: no write", corev1.PodPending, "", time.Second, "", v1.VmPhaseUnset},
+		{"pod waiting past the hold: Scheduling", corev1.PodPending, "", 3 * time.Second, "update virtualmachineinstances/status", v1.Scheduling},
+		{"pod running within the hold: Scheduled at once", corev1.PodRunning, "node-a", time.Second, "update virtualmachineinstances/status", v1.Scheduled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vmi := newInstance()
+			pod := launcher(vmi, tt.podPhase, tt.node)
+			pod.CreationTimestamp = metav1.NewTime(now.Add(-tt.podAge))
+			f := newFixture(t, vmi, pod)
+			f.c.clock = testingclock.NewFakePassiveClock(now)
+			if got := f.sync(); got != tt.wantWrite {
+				t.Fatalf("actions: %q, want %q", got, tt.wantWrite)
+			}
+			if phase := f.stored().Status.Phase; phase != tt.wantPhase {
+				t.Errorf("phase %q, want %q", phase, tt.wantPhase)
+			}
+		})
 	}
 }
 

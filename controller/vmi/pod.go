@@ -26,10 +26,10 @@ type PodConfig struct {
 	LauncherImage string
 }
 
-// renderLauncherPod is the pod that runs an instance: owned by it, carrying its labels (so a
+// RenderLauncherPod is the pod that runs an instance: owned by it, carrying its labels (so a
 // Service selecting the VM's labels reaches the guest) and its placement, sized for the guest
 // plus the launcher's overhead.
-func renderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Pod {
+func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Pod {
 	labels := maps.Clone(vmi.Labels)
 	if labels == nil {
 		labels = map[string]string{}

@@ -22,7 +22,7 @@ func TestRenderLauncherPod(t *testing.T) {
 			TerminationGracePeriodSeconds: ptr.To[int64](0),
 		},
 	}
-	pod := renderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"})
+	pod := RenderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"})
 
 	if pod.GenerateName != "virt-launcher-web-" {
 		t.Errorf("generateName %q", pod.GenerateName)
@@ -90,7 +90,7 @@ func TestLauncherPodCopiesBootFilesOutOfTheirImages(t *testing.T) {
 			},
 		},
 	}
-	pod := renderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"})
+	pod := RenderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"})
 	tests := []struct {
 		name, image string
 		command     []string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -66,6 +67,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		pod = pods[0]
 	}
 	phase, reason := nextPhase(vmi, pod, podExpected)
+	if hold := c.schedulingHold(vmi, pod, phase); hold > 0 && syncErr == nil {
+		// Most pods are scheduled and running within moments: waiting a little lets one
+		// status write say Scheduled instead of two saying Scheduling, then Scheduled.
+		c.queue.AddAfter(key, hold)
+		return nil
+	}
 	c.setStatus(vmi, phase, reason, pods)
 	if syncErr != nil {
 		// Events scroll away; the instance itself says why it does not start.
@@ -100,7 +107,7 @@ func LauncherPods(podLister corelisters.PodLister, vmi *v1.VirtualMachineInstanc
 
 func (c *Controller) createPod(ctx context.Context, key string, vmi *v1.VirtualMachineInstance) error {
 	c.expectations.ExpectCreations(key, 1)
-	pod, err := c.kube.CoreV1().Pods(vmi.Namespace).Create(ctx, renderLauncherPod(vmi, c.config), metav1.CreateOptions{})
+	pod, err := c.kube.CoreV1().Pods(vmi.Namespace).Create(ctx, RenderLauncherPod(vmi, c.config), metav1.CreateOptions{})
 	if err != nil {
 		c.expectations.CreationObserved(key)
 		c.recorder.Eventf(vmi, corev1.EventTypeWarning, FailedCreate, "Error creating pod: %v", err)
@@ -189,4 +196,22 @@ func setPodScheduled(s *v1.VirtualMachineInstanceStatus, pc corev1.PodCondition,
 		return
 	}
 	s.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstancePodScheduled, Status: pc.Status, Reason: pc.Reason, Message: pc.Message}, now)
+}
+
+// SchedulingHold is how long a new instance whose launcher pod is not yet running keeps its
+// first phase before it is reported as Scheduling.
+const SchedulingHold = 2 * time.Second
+
+// schedulingHold is how much longer to wait before writing Scheduling for an instance that has
+// not reported any phase past Pending, counted from its launcher pod's creation (now, when the
+// pod was just created and is not in the cache yet). Zero means write now.
+func (c *Controller) schedulingHold(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, phase v1.VirtualMachineInstancePhase) time.Duration {
+	if phase != v1.Scheduling || (vmi.Status.Phase != v1.VmPhaseUnset && vmi.Status.Phase != v1.Pending) {
+		return 0
+	}
+	age := time.Duration(0)
+	if pod != nil {
+		age = c.clock.Since(pod.CreationTimestamp.Time)
+	}
+	return max(SchedulingHold-age, 0)
 }

@@ -42,11 +42,12 @@ node_ip() {
 }
 
 # pid_of NAME prints the pid of a running component of this cluster, or fails. A pid counts
-# only while its command line still names this cluster's directory (pids get reused).
+# only while its command line still names this cluster's directory (pids get reused). grep
+# reads all its input: with -q it may exit first, and tr's SIGPIPE fails the pipe (pipefail).
 pid_of() {
   local f=$CLUSTER/pids/$1.pid pid
   [ -f "$f" ] && pid=$(<"$f") && [ -r "/proc/$pid/cmdline" ] &&
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$CLUSTER" && echo "$pid"
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -F "$CLUSTER" >/dev/null && echo "$pid"
 }
 running() { pid_of "$1" >/dev/null; }
 
