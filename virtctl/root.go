@@ -1,9 +1,14 @@
 // Package virtctl is the command line users drive virtual machines with, as KubeVirt's
-// virtctl: start, stop, restart, console and expose (subcommands arrive with issue 7).
+// virtctl: start, stop, restart, console, expose and version. Installed as kubectl-virt it is
+// also the kubectl plugin `kubectl virt ...`. Cluster access is kubectl's: $KUBECONFIG or
+// ~/.kube/config, and the same --kubeconfig, --context, --namespace, ... flags.
 package virtctl
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -13,20 +18,30 @@ var Version = "devel"
 
 // NewRootCommand is virtctl with all its subcommands.
 func NewRootCommand() *cobra.Command {
+	name := "virtctl"
+	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
+		name = "kubectl virt" // so usage lines read as the user typed them
+	}
 	root := &cobra.Command{
-		Use:           "virtctl",
+		Use:           name,
 		Short:         "Control virtual machines on Kubernetes",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(&cobra.Command{
-		Use:   "version",
-		Short: "Print virtctl's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), "virtctl", Version)
-			return err
+	root.CompletionOptions.DisableDefaultCmd = true
+	cl := newClientLoader(root.PersistentFlags())
+	root.AddCommand(
+		startCommand(cl), stopCommand(cl), restartCommand(cl),
+		consoleCommand(cl), exposeCommand(cl),
+		&cobra.Command{
+			Use:   "version",
+			Short: "Print virtctl's version",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				_, err := fmt.Fprintln(cmd.OutOrStdout(), "virtctl", Version)
+				return err
+			},
 		},
-	})
+	)
 	return root
 }

@@ -1,9 +1,84 @@
-// Command virt-api serves the start/stop/restart/console subresources and the admission webhooks.
-//
-// Until issue 7 lands it only serves /healthz and /readyz, so that it deploys and its pod
-// becomes Ready; it does no other work.
+// Command virt-api serves KubeVirt's subresource API (subresources.kubevirt.io/v1: start,
+// stop, restart, console) as an aggregated API server, and the admission webhooks for
+// VirtualMachines, instances and replica sets. It makes its own certificates (package
+// virtapi/certs) and injects their CA into the APIService and webhook configurations.
 package main
 
-import "github.com/vmctl/vmctl/pkg/component"
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
 
-func main() { component.ServeHealthOnly("virt-api", 7) }
+	"github.com/spf13/pflag"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/pkg/component"
+	"github.com/vmctl/vmctl/virtapi/certs"
+	"github.com/vmctl/vmctl/virtapi/server"
+	"github.com/vmctl/vmctl/virtapi/subresources"
+	"github.com/vmctl/vmctl/virtapi/webhook"
+)
+
+func main() {
+	namespace := pflag.String("namespace", envOr("POD_NAMESPACE", "kubevirt"), "namespace of virt-api's Service and Secret")
+	service := pflag.String("service", "virt-api", "virt-api's Service: its DNS names go into the serving certificate")
+	secret := pflag.String("cert-secret", "virt-api-certs", "Secret holding the CA and serving certificate")
+	webhookAddr := pflag.String("webhook-addr", ":8444", "address of the admission webhooks (TLS)")
+	certCheck := pflag.Duration("cert-check-period", time.Hour, "how often certificates are checked for renewal")
+	opts := server.NewOptions()
+	opts.AddFlags(pflag.CommandLine) // includes --cert-dir, where the serving pair is written
+	component.ParseFlags()
+	certDir := opts.SecureServing.ServerCert.CertDirectory
+	component.Exit(run(component.SignalContext(), opts, *namespace, *service, *secret, certDir, *webhookAddr, *certCheck))
+}
+
+func run(ctx context.Context, opts *server.Options, namespace, service, secret, certDir, webhookAddr string, certCheck time.Duration) error {
+	cfg, err := rest.InClusterConfig()
+	if err != nil {
+		return fmt.Errorf("in-cluster config: %w", err)
+	}
+	cfg.QPS, cfg.Burst = 50, 100
+	kube := kubernetes.NewForConfigOrDie(cfg)
+	certMgr := &certs.Manager{
+		Kube: kube, Dynamic: dynamic.NewForConfigOrDie(cfg),
+		Namespace: namespace, Secret: secret, Dir: certDir,
+		DNSNames:          []string{service + "." + namespace + ".svc", service + "." + namespace + ".svc.cluster.local", service + "." + namespace},
+		MutatingWebhook:   "virt-api-mutator",
+		ValidatingWebhook: "virt-api-validator",
+		APIService:        "v1.subresources.kubevirt.io",
+	}
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		return err
+	}
+	// The certificate must exist before the aggregated server loads it.
+	if err := certMgr.Ensure(ctx); err != nil {
+		return err
+	}
+	opts.SecureServing.ServerCert.CertKey.CertFile = certMgr.CertFile()
+	opts.SecureServing.ServerCert.CertKey.KeyFile = certMgr.KeyFile()
+	apiServer, err := server.New(opts, &subresources.Handler{
+		Virt: versioned.NewForConfigOrDie(cfg), Kube: kube, Config: cfg,
+	})
+	if err != nil {
+		return err
+	}
+	klog.InfoS("virt-api serving", "subresources", opts.SecureServing.BindPort, "webhooks", webhookAddr)
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { certMgr.Run(ctx, certCheck); return nil })
+	g.Go(func() error { return webhook.Serve(ctx, webhookAddr, certMgr.GetCertificate) })
+	g.Go(func() error { return apiServer.PrepareRun().RunWithContext(ctx) })
+	return g.Wait()
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

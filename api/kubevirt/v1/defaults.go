@@ -78,3 +78,18 @@ func setNetworkDefaults(spec *VirtualMachineInstanceSpec) {
 	}}
 	spec.Networks = []Network{{Name: DefaultNetworkName, NetworkSource: NetworkSource{Pod: &PodNetwork{}}}}
 }
+
+// DefaultMachineType is the machine type an instance gets when its spec names none (or names
+// ""): q35, KubeVirt's default on x86, with PCIe and SATA.
+const DefaultMachineType = "q35"
+
+// SetDefaultMachineType sets spec.domain.machine.type when it is unset or empty. virt-api's
+// defaulting webhook applies it at admission, so the stored spec says what the guest runs on.
+func SetDefaultMachineType(spec *VirtualMachineInstanceSpec) {
+	if spec.Domain.Machine == nil {
+		spec.Domain.Machine = &Machine{}
+	}
+	if spec.Domain.Machine.Type == "" {
+		spec.Domain.Machine.Type = DefaultMachineType
+	}
+}

@@ -1,0 +1,149 @@
+// Package admission is virt-api's admission logic, pure so it is table-tested and fuzzed:
+// validation of VirtualMachines, instances and replica sets beyond what the CRD's CEL rules
+// can say (cross-references between lists, derived names, unknown volume kinds), defaulting
+// as JSON patches, and the deprecation warning for spec.running. Every rejection is a
+// field.Error naming the field and saying why.
+package admission
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	apivalidation "github.com/vmctl/vmctl/api/kubevirt/v1/validation"
+)
+
+// MinGuestMemory is the least memory a guest may have: below it QEMU cannot even load a
+// firmware, let alone a kernel (KubeVirt's floor is 1M; a guest that small never boots).
+var MinGuestMemory = resource.MustParse("1Mi")
+
+// knownVolumeKinds are the volume sources the node can provide; everything else (hostDisk,
+// a hostPath, ...) is refused, so a VM spec can never reach the node's files.
+var knownVolumeKinds = []string{"containerDisk", "cloudInitNoCloud", "emptyDisk", "persistentVolumeClaim"}
+
+// launcherContainerPrefix names a containerDisk's init container in the launcher pod:
+// volume-<volume name> (controller/vmi/layout.go), which must be a DNS label.
+const launcherContainerPrefix = "volume-"
+
+// replicaSuffixLen is what a replica set appends to its name for an instance: -xxxxx.
+const replicaSuffixLen = 6
+
+// validateInstanceSpec is the existing spec validation plus the cross-field rules.
+func validateInstanceSpec(path *field.Path, spec *v1.VirtualMachineInstanceSpec, raw json.RawMessage, disksMustMatch bool) field.ErrorList {
+	errs := apivalidation.ValidateVirtualMachineInstanceSpec(path, spec)
+	errs = append(errs, unknownVolumeKinds(path.Child("volumes"), raw)...)
+	if disksMustMatch {
+		errs = append(errs, disksWithoutVolume(path, spec)...)
+	}
+	errs = append(errs, memoryTooSmall(path.Child("domain"), &spec.Domain)...)
+	errs = append(errs, volumeNames(path.Child("volumes"), spec.Volumes)...)
+	if spec.Hostname != "" {
+		for _, msg := range validation.IsDNS1123Label(spec.Hostname) {
+			errs = append(errs, field.Invalid(path.Child("hostname"), spec.Hostname, msg))
+		}
+	}
+	return errs
+}
+
+// unknownVolumeKinds reads the volumes as sent (raw: the instance spec's JSON), since a
+// typed decode silently drops the kinds it does not know.
+func unknownVolumeKinds(path *field.Path, raw json.RawMessage) field.ErrorList {
+	var spec struct {
+		Volumes []map[string]json.RawMessage `json:"volumes"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &spec) != nil {
+		return nil // the typed decode reports malformed JSON
+	}
+	var errs field.ErrorList
+	for i, vol := range spec.Volumes {
+		for key := range vol {
+			if key != "name" && !slices.Contains(knownVolumeKinds, key) {
+				errs = append(errs, field.NotSupported(path.Index(i).Child(key), key, knownVolumeKinds))
+			}
+		}
+	}
+	return errs
+}
+
+// disksWithoutVolume: every disk is backed by the volume of the same name.
+func disksWithoutVolume(path *field.Path, spec *v1.VirtualMachineInstanceSpec) field.ErrorList {
+	var errs field.ErrorList
+	volumes := map[string]bool{}
+	for _, v := range spec.Volumes {
+		volumes[v.Name] = true
+	}
+	seen := map[string]bool{}
+	for i, d := range spec.Domain.Devices.Disks {
+		p := path.Child("domain", "devices", "disks").Index(i).Child("name")
+		if seen[d.Name] {
+			errs = append(errs, field.Duplicate(p, d.Name))
+		}
+		seen[d.Name] = true
+		if !volumes[d.Name] {
+			e := field.NotFound(p, d.Name)
+			e.Detail = fmt.Sprintf("no volume named %q in %s", d.Name, path.Child("volumes"))
+			errs = append(errs, e)
+		}
+	}
+	return errs
+}
+
+// memoryTooSmall: the guest gets at least MinGuestMemory and no more than the limit.
+func memoryTooSmall(path *field.Path, d *v1.DomainSpec) field.ErrorList {
+	var errs field.ErrorList
+	check := func(p *field.Path, q resource.Quantity) {
+		if q.Sign() > 0 && q.Cmp(MinGuestMemory) < 0 {
+			errs = append(errs, field.Invalid(p, q.String(), fmt.Sprintf("too small for a guest: at least %s", MinGuestMemory.String())))
+		}
+	}
+	if q, ok := d.Resources.Requests["memory"]; ok {
+		check(path.Child("resources", "requests", "memory"), q)
+	}
+	if q, ok := d.Resources.Limits["memory"]; ok {
+		check(path.Child("resources", "limits", "memory"), q)
+	}
+	if d.Memory != nil && d.Memory.Guest != nil {
+		check(path.Child("memory", "guest"), *d.Memory.Guest)
+		if limit, ok := d.Resources.Limits["memory"]; ok && d.Memory.Guest.Cmp(limit) > 0 {
+			errs = append(errs, field.Invalid(path.Child("memory", "guest"), d.Memory.Guest.String(),
+				fmt.Sprintf("must not be greater than %s (%s)", path.Child("resources", "limits", "memory"), limit.String())))
+		}
+	}
+	return errs
+}
+
+// volumeNames: each volume's init container name, volume-<name>, must be a DNS label.
+func volumeNames(path *field.Path, volumes []v1.Volume) field.ErrorList {
+	var errs field.ErrorList
+	for i, v := range volumes {
+		for _, msg := range validation.IsDNS1123Label(launcherContainerPrefix + v.Name) {
+			errs = append(errs, field.Invalid(path.Index(i).Child("name"), v.Name,
+				fmt.Sprintf("the launcher pod's container %q would be invalid: %s", launcherContainerPrefix+v.Name, msg)))
+		}
+	}
+	return errs
+}
+
+// instanceName: an instance's name is its guest's default hostname and its domain's name,
+// so it must be a DNS label (63 characters, no dots), stricter than a object name. extra is
+// what is appended to it (a replica set's -xxxxx).
+func instanceName(path *field.Path, name string, extra int) field.ErrorList {
+	if name == "" {
+		return nil // generateName: checked once the name exists
+	}
+	var errs field.ErrorList
+	probe := name + strings.Repeat("x", extra)
+	for _, msg := range validation.IsDNS1123Label(probe) {
+		if extra > 0 && len(probe) > validation.DNS1123LabelMaxLength {
+			msg = fmt.Sprintf("must be no more than %d characters, as the instances it creates are named %s-xxxxx", validation.DNS1123LabelMaxLength-extra, name)
+		}
+		errs = append(errs, field.Invalid(path, name, msg))
+	}
+	return errs
+}

@@ -1,0 +1,41 @@
+package server
+
+import (
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/vmctl/vmctl/virtapi/subresources"
+)
+
+// router sends a request under /apis/subresources.kubevirt.io/v1/ to its handler. It reads
+// the RequestInfo the apiserver's filters parsed (and authorized) rather than parsing the
+// path a second time, so what runs is always what RBAC allowed.
+type router struct{ h *subresources.Handler }
+
+func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	info, ok := request.RequestInfoFrom(r.Context())
+	if !ok || !info.IsResourceRequest || info.Namespace == "" || info.Name == "" {
+		http.NotFound(w, r)
+		return
+	}
+	switch info.Resource + "/" + info.Subresource {
+	case "virtualmachines/start":
+		rt.h.ServeVM(w, r, info.Namespace, info.Name, subresources.Start)
+	case "virtualmachines/stop":
+		rt.h.ServeVM(w, r, info.Namespace, info.Name, subresources.Stop)
+	case "virtualmachines/restart":
+		rt.h.ServeVM(w, r, info.Namespace, info.Name, subresources.Restart)
+	case "virtualmachineinstances/console":
+		rt.h.ServeConsole(w, r, info.Namespace, info.Name)
+	default:
+		err := apierrors.NewNotFound(subresourceGR(info.Resource), info.Name)
+		http.Error(w, err.Error(), http.StatusNotFound)
+	}
+}
+
+func subresourceGR(resource string) schema.GroupResource {
+	return schema.GroupResource{Group: Group, Resource: resource}
+}

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/vmctl/vmctl/virtapi/subresources"
+)
+
+func TestAggregatedDiscoveryNestsTheSubresources(t *testing.T) {
+	v := aggregatedVersion()
+	if len(v.Resources) != 2 {
+		t.Fatalf("resources %+v", v.Resources)
+	}
+	vm, vmi := v.Resources[0], v.Resources[1]
+	if vm.Resource != "virtualmachines" || len(vm.Subresources) != 3 || vm.Subresources[0].Subresource != "start" || vm.Subresources[0].Verbs[0] != "update" {
+		t.Fatalf("virtualmachines %+v", vm)
+	}
+	if vmi.Resource != "virtualmachineinstances" || len(vmi.Subresources) != 1 || vmi.Subresources[0].Subresource != "console" || vmi.Subresources[0].Verbs[0] != "get" {
+		t.Fatalf("virtualmachineinstances %+v", vmi)
+	}
+}
+
+// TestRouterRefusesWhatItDoesNotServe: paths the request-info resolver parsed into something
+// other than our four subresources are 404s, never a handler.
+func TestRouterRefusesWhatItDoesNotServe(t *testing.T) {
+	rt := &router{h: &subresources.Handler{}}
+	for _, info := range []*request.RequestInfo{
+		nil,
+		{IsResourceRequest: false, Path: "/apis/subresources.kubevirt.io/v1/x"},
+		{IsResourceRequest: true, Namespace: "ns", Resource: "virtualmachines", Name: "vm", Subresource: "migrate"},
+		{IsResourceRequest: true, Namespace: "ns", Resource: "pods", Name: "p", Subresource: "exec"},
+		{IsResourceRequest: true, Resource: "virtualmachines", Name: "vm", Subresource: "start"}, // no namespace
+	} {
+		req := httptest.NewRequest(http.MethodPut, "/apis/subresources.kubevirt.io/v1/whatever", nil)
+		if info != nil {
+			req = req.WithContext(request.WithRequestInfo(req.Context(), info))
+		}
+		rec := httptest.NewRecorder()
+		rt.ServeHTTP(rec, req)
+		if rec.Code != http.StatusNotFound {
+			t.Errorf("%+v: %d, want 404", info, rec.Code)
+		}
+	}
+}

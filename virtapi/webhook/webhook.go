@@ -1,0 +1,78 @@
+// Package webhook serves virt-api's admission webhooks over TLS: /validate-<resource> and
+// /mutate-<resource> for virtualmachines, virtualmachineinstances and
+// virtualmachineinstancereplicasets, each a thin HTTP layer over package admission.
+package webhook
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/virtapi/admission"
+)
+
+// maxBody bounds a review: the apiserver limits objects to ~3 MiB.
+const maxBody = 6 << 20
+
+// Handler is the webhooks' mux.
+func Handler() http.Handler {
+	mux := http.NewServeMux()
+	for _, r := range []string{admission.VirtualMachines, admission.VirtualMachineInstances, admission.ReplicaSets} {
+		mux.Handle("/validate-"+r, review(admission.Validate))
+		mux.Handle("/mutate-"+r, review(admission.Mutate))
+	}
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
+	return mux
+}
+
+// review decodes an AdmissionReview, answers it with decide, and echoes its apiVersion.
+func review(decide func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "POST an AdmissionReview", http.StatusMethodNotAllowed)
+			return
+		}
+		var in admissionv1.AdmissionReview
+		if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&in); err != nil || in.Request == nil {
+			http.Error(w, fmt.Sprintf("not an AdmissionReview: %v", err), http.StatusBadRequest)
+			return
+		}
+		out := admissionv1.AdmissionReview{TypeMeta: in.TypeMeta, Response: decide(in.Request)}
+		out.Response.UID = in.Request.UID
+		if !out.Response.Allowed {
+			klog.V(2).InfoS("denied", "resource", in.Request.Resource.Resource, "name", in.Request.Name, "reason", out.Response.Result.Message)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+	})
+}
+
+// Serve serves Handler on addr with the certificate getCert returns (rotated by the caller)
+// until ctx ends.
+func Serve(ctx context.Context, addr string, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error)) error {
+	srv := &http.Server{
+		Addr:              addr,
+		Handler:           Handler(),
+		TLSConfig:         &tls.Config{GetCertificate: getCert, MinVersion: tls.VersionTLS12},
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	err := srv.ListenAndServeTLS("", "")
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
