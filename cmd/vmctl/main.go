@@ -1,12 +1,16 @@
-// Command vmctl, run as a pod, clones a prototype VirtualMachine into <proto>-<pod> next to
-// the pod and deletes the clone when the pod goes. The cloning itself arrives with issue 6;
-// until then vmctl checks its command line and exits with an error saying so.
+// Command vmctl, run as a pod, clones a prototype VirtualMachine into <proto>-<pod> on the
+// pod's node, keeps it while the pod lives and deletes it on SIGTERM:
+//
+//	vmctl [--namespace NS] [--proto-namespace NS] [--hostname-override POD] PROTOTYPE
 package main
 
 import (
 	"errors"
+	"fmt"
+	"os"
 
 	"github.com/spf13/pflag"
+	"k8s.io/klog/v2"
 
 	"github.com/vmctl/vmctl/pkg/component"
 	"github.com/vmctl/vmctl/vmctl"
@@ -15,9 +19,25 @@ import (
 func main() {
 	var opts vmctl.Options
 	opts.AddFlags(pflag.CommandLine)
+	pflag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "Usage: vmctl [flags] PROTOTYPE\n\nClones the VirtualMachine PROTOTYPE for the pod vmctl runs in.\n\n")
+		pflag.PrintDefaults()
+	}
 	component.ParseFlags()
 	if err := opts.Complete(pflag.Args()); err != nil {
-		component.Exit(err)
+		usage(err)
 	}
-	component.Exit(errors.New("vmctl: cloning is not implemented yet (issue 6)"))
+	err := vmctl.Run(component.SignalContext(), opts)
+	if errors.Is(err, vmctl.ErrUsage) {
+		usage(err)
+	}
+	component.Exit(err)
+}
+
+// usage reports a command line error the way flag parsing does: message, usage, status 2.
+func usage(err error) {
+	klog.Flush()
+	fmt.Fprintf(os.Stderr, "vmctl: %v\n", err)
+	pflag.Usage()
+	os.Exit(2)
 }

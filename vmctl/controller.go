@@ -1,0 +1,266 @@
+package vmctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/client/informers/externalversions"
+	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
+)
+
+// Reasons of the events vmctl records on its pod (`kubectl describe pod` shows them).
+const (
+	ReasonPrototypeUnavailable = "PrototypeUnavailable"
+	ReasonInvalidPrototype     = "InvalidPrototype"
+	ReasonSharedVolume         = "SharedVolume"
+	ReasonCloneCreated         = "CloneCreated"
+	ReasonCloneAdopted         = "CloneAdopted"
+	ReasonCloneFailed          = "CloneFailed"
+	ReasonOwnedByAnotherPod    = "CloneOwnedByAnotherPod"
+)
+
+// Controller keeps one clone alive for one pod. It is the sample-controller shape reduced to a
+// single key: an informer watching only the clone's name, a rate-limited queue (whose per-key
+// backoff is the wait for a missing prototype) and one worker.
+type Controller struct {
+	virt           versioned.Interface
+	pod            *corev1.Pod
+	namespace      string
+	protoNamespace string
+	protoName      string
+	cloneName      string
+
+	factory  externalversions.SharedInformerFactory
+	vmLister listers.VirtualMachineLister
+	synced   cache.InformerSynced
+	queue    workqueue.TypedRateLimitingInterface[string]
+	limiter  workqueue.TypedRateLimiter[string]
+	recorder record.EventRecorder
+
+	ready atomic.Bool
+	// cloneUID is the clone this process created or adopted (read by teardown).
+	mu       sync.Mutex
+	cloneUID types.UID
+	// lastEvent keeps a retrying worker from repeating the same event (worker only).
+	lastEvent string
+}
+
+// NewController wires a controller for pod's clone of protoNamespace/protoName in namespace.
+func NewController(virt versioned.Interface, pod *corev1.Pod, namespace, protoNamespace, protoName string,
+	recorder record.EventRecorder, backoffMax time.Duration) (*Controller, error) {
+	if backoffMax < time.Second {
+		backoffMax = time.Second
+	}
+	limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, backoffMax)
+	c := &Controller{
+		virt: virt, pod: pod, namespace: namespace, protoNamespace: protoNamespace, protoName: protoName,
+		cloneName: CloneName(protoName, pod.Name),
+		recorder:  recorder,
+		limiter:   limiter,
+		queue:     workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "vmctl"}),
+	}
+	// Only the clone: vmctl never lists the namespace's other VMs, however many there are.
+	c.factory = externalversions.NewSharedInformerFactoryWithOptions(virt, 0,
+		externalversions.WithNamespace(namespace),
+		externalversions.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", c.cloneName).String()
+		}))
+	vms := c.factory.Kubevirt().V1().VirtualMachines()
+	c.vmLister, c.synced = vms.Lister(), vms.Informer().HasSynced
+	enqueue := func(any) { c.queue.Add(c.key()) }
+	if _, err := vms.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueue, UpdateFunc: func(_, obj any) { enqueue(obj) }, DeleteFunc: enqueue,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// CloneName is the name of the VM this controller keeps.
+func (c *Controller) CloneName() string { return c.cloneName }
+
+func (c *Controller) key() string { return c.namespace + "/" + c.cloneName }
+
+// Ready is the readiness check: nil only while the clone's VM reports Ready, so a rollout, a
+// PodDisruptionBudget or maxUnavailable count VMs, not vmctl processes.
+func (c *Controller) Ready() error {
+	if c.ready.Load() {
+		return nil
+	}
+	return fmt.Errorf("VirtualMachine %s/%s is not Ready", c.namespace, c.cloneName)
+}
+
+// Clone is the UID of the clone this process created or adopted, if any.
+func (c *Controller) Clone() types.UID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cloneUID
+}
+
+// Run keeps the clone until ctx ends; it returns once the worker has stopped, so that teardown
+// never races a worker re-creating the clone.
+func (c *Controller) Run(ctx context.Context) error {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	c.factory.Start(ctx.Done())
+	defer c.factory.Shutdown()
+	if !cache.WaitForNamedCacheSync("vmctl", ctx.Done(), c.synced) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return errors.New("vmctl: the VM cache did not sync")
+	}
+	c.queue.Add(c.key())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		wait.UntilWithContext(ctx, func(ctx context.Context) {
+			for c.processNext(ctx) {
+			}
+		}, time.Second)
+	}()
+	<-ctx.Done()
+	c.ready.Store(false)
+	c.queue.ShutDown()
+	<-done
+	return nil
+}
+
+func (c *Controller) processNext(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	if err := c.sync(ctx); err != nil {
+		// The limiter's per-key exponential delay is the backoff; it is logged so a pod
+		// waiting for its prototype says what it waits for and for how long.
+		delay := c.limiter.When(key)
+		klog.FromContext(ctx).Info("retrying", "clone", c.cloneName, "in", delay, "err", err.Error())
+		c.queue.AddAfter(key, delay)
+		return true
+	}
+	c.limiter.Forget(key)
+	return true
+}
+
+// sync makes the world match: no clone -> create it from the prototype; our clone -> report
+// its readiness; someone else's clone of that name -> leave it alone and stay unready.
+func (c *Controller) sync(ctx context.Context) error {
+	log := klog.FromContext(ctx).WithValues("clone", klog.KRef(c.namespace, c.cloneName))
+	vm, err := c.vmLister.VirtualMachines(c.namespace).Get(c.cloneName)
+	if apierrors.IsNotFound(err) {
+		c.ready.Store(false)
+		return c.create(ctx, log)
+	}
+	if err != nil {
+		return err
+	}
+	if !OwnedBy(vm, c.pod) {
+		c.ready.Store(false)
+		c.event(corev1.EventTypeWarning, ReasonOwnedByAnotherPod, "VirtualMachine %s/%s exists and belongs to pod UID %q, not this pod; leaving it alone",
+			vm.Namespace, vm.Name, vm.Annotations[PodUIDAnnotation])
+		return nil
+	}
+	if vm.DeletionTimestamp != nil {
+		// Deleted by someone else: its delete event brings us back to create a new one.
+		c.ready.Store(false)
+		log.Info("clone is being deleted; a new one follows once it is gone")
+		return nil
+	}
+	// Steady state: whatever goes wrong next is news again.
+	c.lastEvent = ""
+	c.mu.Lock()
+	adopted := c.cloneUID != vm.UID
+	c.cloneUID = vm.UID
+	c.mu.Unlock()
+	if adopted {
+		c.event(corev1.EventTypeNormal, ReasonCloneAdopted, "Adopted VirtualMachine %s/%s left by an earlier run of this pod", vm.Namespace, vm.Name)
+	}
+	if ready := vm.Status.Ready; ready != c.ready.Swap(ready) {
+		log.Info("clone readiness changed", "ready", ready, "status", vm.Status.PrintableStatus)
+	}
+	return nil
+}
+
+func (c *Controller) create(ctx context.Context, log klog.Logger) error {
+	proto, err := c.virt.KubevirtV1().VirtualMachines(c.protoNamespace).Get(ctx, c.protoName, metav1.GetOptions{})
+	if err != nil {
+		msg := "waiting for prototype VirtualMachine %s/%s: %v"
+		if apierrors.IsForbidden(err) {
+			msg = "waiting for prototype VirtualMachine %s/%s: vmctl may not read it (grant get on virtualmachines in that namespace): %v"
+		}
+		c.event(corev1.EventTypeWarning, ReasonPrototypeUnavailable, msg, c.protoNamespace, c.protoName, err)
+		return err
+	}
+	clone, err := Clone(proto, c.pod, c.namespace)
+	if err != nil {
+		c.event(corev1.EventTypeWarning, ReasonInvalidPrototype, "cannot clone %s/%s: %v", c.protoNamespace, c.protoName, err)
+		return err
+	}
+	if shared := SharedVolumes(proto); len(shared) > 0 {
+		c.event(corev1.EventTypeWarning, ReasonSharedVolume, "prototype %s/%s has read-write PVC volumes every clone opens at once, risking their data: %s",
+			c.protoNamespace, c.protoName, strings.Join(shared, ", "))
+	}
+	created, err := c.virt.KubevirtV1().VirtualMachines(c.namespace).Create(ctx, clone, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		// Our cache is behind; the informer's add event brings the existing one.
+		return nil
+	}
+	if err != nil {
+		c.event(corev1.EventTypeWarning, ReasonCloneFailed, "creating VirtualMachine %s/%s: %v", c.namespace, clone.Name, err)
+		return err
+	}
+	c.mu.Lock()
+	c.cloneUID = created.UID
+	c.mu.Unlock()
+	log.Info("created clone", "prototype", klog.KObj(proto), "prototypeGeneration", proto.Generation, "node", c.pod.Spec.NodeName)
+	c.event(corev1.EventTypeNormal, ReasonCloneCreated, "Created VirtualMachine %s/%s from prototype %s/%s (generation %d) on node %s",
+		c.namespace, created.Name, c.protoNamespace, c.protoName, proto.Generation, c.pod.Spec.NodeName)
+	return nil
+}
+
+// event records an event on the pod and logs it, once per distinct message in a row: a
+// prototype missing for an hour is one event, not one per retry.
+func (c *Controller) event(eventType, reason, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if reason+msg == c.lastEvent {
+		return
+	}
+	c.lastEvent = reason + msg
+	klog.InfoS(msg, "reason", reason, "pod", klog.KObj(c.pod))
+	c.recorder.Event(c.pod, eventType, reason, msg)
+}
+
+// OwnedBy says whether vm is pod's clone: by the UID annotation, or the ownerReference when
+// the annotation was lost.
+func OwnedBy(vm *v1.VirtualMachine, pod *corev1.Pod) bool {
+	if uid, ok := vm.Annotations[PodUIDAnnotation]; ok {
+		return uid == string(pod.UID)
+	}
+	for _, ref := range vm.OwnerReferences {
+		if ref.UID == pod.UID {
+			return true
+		}
+	}
+	return false
+}
