@@ -94,7 +94,7 @@ bench-vmctl:
 	go run ./test/bench/vmctl --runs $(or $(RUNS),5)
 
 ## test: everything CI runs
-test: verify lint unit fuzz integration e2e-cluster
+test: verify lint unit fuzz integration e2e-cluster bench-smoke
 
 clean:
 	rm -rf _out

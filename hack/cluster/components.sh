@@ -44,7 +44,7 @@ start_apiserver() {
     --requestheader-extra-headers-prefix X-Remote-Extra- \
     --proxy-client-cert-file "$PKI/front-proxy-client.crt" --proxy-client-key-file "$PKI/front-proxy-client.key" \
     --enable-aggregator-routing=true \
-    --kubelet-preferred-address-types InternalIP
+    --kubelet-preferred-address-types InternalIP "${AUDIT_FLAGS[@]}"
   wait_for kube-apiserver 60 curl -fs --max-time 2 --cacert "$PKI/ca.crt" https://127.0.0.1:6443/readyz
 }
 

@@ -16,13 +16,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/test/testguest"
 )
 
-// TestGuestImage is the project's kernelBoot test guest (make images): it prints GuestMarker on
-// its serial console, gets an address by DHCP, serves HTTP on port 80 and powers off on ACPI.
+// TestGuestImage is the project's kernelBoot test guest; GuestMarker is on its console.
 const (
-	TestGuestImage = "vmctl/testguest:devel"
-	GuestMarker    = "VMCTL-GUEST-READY"
+	TestGuestImage = testguest.Image
+	GuestMarker    = testguest.Marker
 )
 
 // TestGuestVM is a VirtualMachine of the test guest with the given run strategy, labelled
@@ -42,18 +42,7 @@ func TestGuestVM(name string, strategy v1.VirtualMachineRunStrategy) *v1.Virtual
 
 // TestGuestSpec boots the test guest with 128 MiB on the pod network (masquerade).
 func TestGuestSpec(hostname string) v1.VirtualMachineInstanceSpec {
-	return v1.VirtualMachineInstanceSpec{
-		TerminationGracePeriodSeconds: ptr.To[int64](10),
-		Domain: v1.DomainSpec{
-			Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")}},
-			Firmware: &v1.Firmware{KernelBoot: &v1.KernelBoot{
-				KernelArgs: "console=ttyS0 no_timer_check vmctl.hostname=" + hostname,
-				Container:  &v1.KernelBootContainer{Image: TestGuestImage, KernelPath: "/boot/vmlinuz", InitrdPath: "/boot/initrd.img"},
-			}},
-			Devices: v1.Devices{Interfaces: []v1.Interface{{Name: "default", InterfaceBindingMethod: v1.InterfaceBindingMethod{Masquerade: &v1.InterfaceMasquerade{}}}}},
-		},
-		Networks: []v1.Network{{Name: "default", NetworkSource: v1.NetworkSource{Pod: &v1.PodNetwork{}}}},
-	}
+	return testguest.Spec(hostname, resource.MustParse("128Mi"))
 }
 
 // CreateVM creates vm in the test's namespace.

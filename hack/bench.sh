@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# make bench: the project's performance next to its floors, on the local cluster.
+#   (a) BENCH_VMS VMs created BENCH_INTERVAL apart on the real node, and as many plain launcher
+#       pods (the floor); (b) a vmctl Deployment of BENCH_VMCTL replicas (test/bench/guests);
+#   (c) BENCH_KWOK_VMS VMs on BENCH_KWOK_NODES kwok nodes next to a Deployment as large
+#       (test/bench/controller).
+# The cluster runs with the API server's audit log (AUDIT=1), which counts every component's
+# writes. Results: _out/bench/bench.md and bench.json. BENCH_DOWN=1 takes the cluster down after.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export KUBECONFIG=$root/_cluster/kubeconfig
+out=_out/bench
+vms=${BENCH_VMS:-100}
+
+if [ "${BENCH_DOWN:-0}" = 1 ]; then
+  trap 'make --no-print-directory cluster-down' EXIT
+fi
+# A cluster that is up without the audit log cannot count writes: restart it with one.
+if [ -d _cluster/pids ] && [ ! -f _cluster/logs/audit.log ]; then
+  make --no-print-directory cluster-down
+fi
+AUDIT=1 make --no-print-directory cluster-up
+make --no-print-directory cluster-sync
+mkdir -p "$out"
+go run ./test/bench/guests --vms "$vms" --interval "${BENCH_INTERVAL:-100ms}" \
+  --vmctl-replicas "${BENCH_VMCTL:-$vms}" --guest-memory "${BENCH_GUEST_MEMORY:-80Mi}" --out "$out"
+hack/cluster/kwok.sh "${BENCH_KWOK_NODES:-1000}"
+go run ./test/bench/controller --count "${BENCH_KWOK_VMS:-1000}" --out "$out"
+
+{
+  cat "$out/guests.md"
+  echo
+  cat "$out/controller.md"
+  echo
+  echo "machine: $(nproc) cores, $(free -g | awk '/^Mem:/{print $2}') GiB, $(uname -r)"
+} >"$out/bench.md"
+printf '{"guests": %s, "controller": %s}\n' "$(cat "$out/guests.json")" "$(cat "$out/controller.json")" >"$out/bench.json"
+cat "$out/bench.md"

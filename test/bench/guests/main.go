@@ -1,0 +1,112 @@
+// Command bench-guests measures real guests on the local cluster's real node (make bench,
+// scenarios a and b): how long VMs take from creation to Running, created at a steady pace,
+// directly and through a vmctl Deployment, next to floors measured in the same run (the same
+// launcher pods without a VM in them; libvirt's own define-to-start time); the API writes per
+// VM of every component (from the API server's audit log); the memory a launcher pod costs
+// beyond its guest's RAM; and the CPU seconds per VM of each component.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+)
+
+type options struct {
+	vms           int
+	interval      time.Duration
+	guestMemory   string
+	vmctlReplicas int
+	kubeconfig    string
+	cluster       string
+	out           string
+	timeout       time.Duration
+}
+
+const floorNamespace = "bench-floor"
+
+// userAgent marks the bench's own requests, which the write counts leave out.
+const userAgent = "vmctl-bench"
+
+func main() {
+	var o options
+	pflag.IntVar(&o.vms, "vms", 100, "VMs (and floor pods) to create on the real node")
+	pflag.DurationVar(&o.interval, "interval", 100*time.Millisecond, "pause between two creations")
+	pflag.StringVar(&o.guestMemory, "guest-memory", "80Mi", "each guest's memory: the least the test guest boots with reliably")
+	pflag.IntVar(&o.vmctlReplicas, "vmctl-replicas", 100, "replicas of the vmctl Deployment (0 skips that scenario)")
+	pflag.StringVar(&o.kubeconfig, "kubeconfig", "_cluster/kubeconfig", "the local cluster's kubeconfig")
+	pflag.StringVar(&o.cluster, "cluster", "_cluster", "the local cluster's directory (audit log, component pids)")
+	pflag.StringVar(&o.out, "out", "_out/bench", "directory of guests.json and guests.md")
+	pflag.DurationVar(&o.timeout, "timeout", 60*time.Minute, "give up after this long")
+	pflag.Parse()
+	if err := run(o); err != nil {
+		klog.ErrorS(err, "bench-guests failed")
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	memory, err := resource.ParseQuantity(o.guestMemory)
+	if err != nil {
+		return fmt.Errorf("--guest-memory: %w", err)
+	}
+	config, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	config.QPS, config.Burst, config.UserAgent = 200, 400, userAgent
+	b := &bench{
+		kube:   kubernetes.NewForConfigOrDie(config),
+		virt:   versioned.NewForConfigOrDie(config),
+		o:      o,
+		memory: memory,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+	defer cancel()
+	if b.node, err = b.realNode(ctx); err != nil {
+		return err
+	}
+	r := report{Date: time.Now().UTC().Format(time.RFC3339), VMs: o.vms, Interval: o.interval.String(), GuestMemory: o.guestMemory}
+	klog.InfoS("floor: launcher pods without a VM", "pods", o.vms)
+	if r.Floor, err = b.measure(ctx, floorNamespace, b.floorPods); err != nil {
+		return fmt.Errorf("floor: %w", err)
+	}
+	klog.InfoS("scenario a: VMs created one by one", "vms", o.vms)
+	if r.Direct, err = b.measure(ctx, "bench-vms", b.directVMs); err != nil {
+		return fmt.Errorf("VMs: %w", err)
+	}
+	if o.vmctlReplicas > 0 {
+		klog.InfoS("scenario b: a vmctl Deployment", "replicas", o.vmctlReplicas)
+		if r.Vmctl, err = b.measure(ctx, "bench-vmctl", b.vmctlDeployment); err != nil {
+			return fmt.Errorf("vmctl: %w", err)
+		}
+	}
+	return r.write(o.out)
+}
+
+func (r *report) write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "guests.json"), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	table := r.markdown()
+	fmt.Print(table)
+	return os.WriteFile(filepath.Join(dir, "guests.md"), []byte(table), 0o644)
+}

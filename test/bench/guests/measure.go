@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
+)
+
+type scenario func(ctx context.Context, namespace string, w *watcher) ([]sample, error)
+
+// measure runs a scenario in a namespace of its own and measures what it cost: the samples'
+// latencies, the API writes made about the namespace's objects, the launcher pods' memory,
+// and the CPU every component spent meanwhile. The namespace is deleted afterwards, and the
+// next scenario starts on a quiet node.
+func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*result, error) {
+	if err := b.deleteNamespace(ctx, namespace); err != nil {
+		return nil, err
+	}
+	if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
+		return nil, err
+	}
+	w := b.watch(ctx, namespace)
+	cpuBefore, err := b.cpuSeconds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	samples, err := run(ctx, namespace, w)
+	if err != nil {
+		return nil, err
+	}
+	end := time.Now()
+	r := &result{Count: len(samples), Seconds: end.Sub(start).Seconds()}
+	r.latencies(samples)
+	launchers := len(samples)
+	if namespace == floorNamespace {
+		launchers = 0
+	}
+	if r.OverheadMiB, err = b.launcherOverhead(ctx, namespace, launchers); err != nil {
+		return nil, err
+	}
+	// After the wait above, so the kubelet's statistics cover the whole scenario.
+	cpuAfter, err := b.cpuSeconds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.LibvirtStart, err = b.libvirtStart(ctx, namespace); err != nil {
+		return nil, err
+	}
+	// The audit log is written in batches at most a second late.
+	time.Sleep(3 * time.Second)
+	if r.Writes, r.Events, err = countWrites(filepath.Join(b.o.cluster, "logs", "audit.log"), namespace, start, end); err != nil {
+		return nil, err
+	}
+	r.perVM(cpuBefore, cpuAfter)
+	klog.InfoS("scenario done", "namespace", namespace, "count", r.Count, "p95", r.Latency.P95)
+	return r, b.deleteNamespace(ctx, namespace)
+}
+
+// deleteNamespace deletes a namespace and waits until it is gone, with its VMs and pods.
+func (b *bench) deleteNamespace(ctx context.Context, name string) error {
+	err := b.kube.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return wait.PollUntilContextCancel(ctx, 2*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := b.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+}
+
+// libvirtStart is how long libvirt took from defining each domain to starting it, from
+// virt-handler's Defined and Started events (whole seconds: the events API's resolution).
+func (b *bench) libvirtStart(ctx context.Context, namespace string) ([]float64, error) {
+	events, err := b.kube.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defined := map[string]time.Time{}
+	started := map[string]time.Time{}
+	for _, e := range events.Items {
+		if e.InvolvedObject.Kind != "VirtualMachineInstance" {
+			continue // the kubelet's Started is about containers
+		}
+		switch e.Reason {
+		case "Defined":
+			defined[e.InvolvedObject.Name] = e.FirstTimestamp.Time
+		case "Started":
+			started[e.InvolvedObject.Name] = e.FirstTimestamp.Time
+		}
+	}
+	var out []float64
+	for name, d := range defined {
+		if s, ok := started[name]; ok {
+			out = append(out, s.Sub(d).Seconds())
+		}
+	}
+	return out, nil
+}

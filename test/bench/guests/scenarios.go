@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/controller/vmi"
+	"github.com/vmctl/vmctl/test/testguest"
+)
+
+type bench struct {
+	kube   kubernetes.Interface
+	virt   versioned.Interface
+	o      options
+	memory resource.Quantity
+	node   string
+}
+
+// sample is one workload item's way: when it was created (or, for vmctl, when its pod was
+// first seen), Scheduled and Running. Its instance (or floor pod) is named name.
+type sample struct {
+	name                        string
+	created, scheduled, running time.Time
+}
+
+// realNode is the node that runs containers: kwok's fake nodes cannot boot guests.
+func (b *bench) realNode(ctx context.Context) (string, error) {
+	nodes, err := b.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "type!=kwok"})
+	if err != nil {
+		return "", err
+	}
+	if len(nodes.Items) != 1 {
+		return "", fmt.Errorf("want one real node, found %d", len(nodes.Items))
+	}
+	return nodes.Items[0].Name, nil
+}
+
+func (b *bench) guestSpec(name string) v1.VirtualMachineInstanceSpec {
+	return testguest.Spec(name, b.memory)
+}
+
+// paced calls create for i in [0, n) with the bench's interval between calls, and records
+// the time just before each call.
+func (b *bench) paced(ctx context.Context, n int, create func(i int) (string, error)) ([]sample, error) {
+	samples := make([]sample, 0, n)
+	for i := range n {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(b.o.interval):
+			}
+		}
+		start := time.Now()
+		name, err := create(i)
+		if err != nil {
+			return nil, err
+		}
+		samples = append(samples, sample{name: name, created: start})
+	}
+	return samples, nil
+}
+
+// floorPods is the physical floor of scenario a: the very launcher pods the VMs get, with the
+// same images and init containers, whose compute container sleeps instead of running a VM.
+func (b *bench) floorPods(ctx context.Context, ns string, w *watcher) ([]sample, error) {
+	samples, err := b.paced(ctx, b.o.vms, func(i int) (string, error) {
+		instance := &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("floor-%03d", i), Namespace: ns}, Spec: b.guestSpec("floor")}
+		v1.SetDefaults_VirtualMachineInstanceSpec(&instance.Spec)
+		pod := vmi.RenderLauncherPod(instance, vmi.PodConfig{LauncherImage: launcherImage})
+		pod.Name, pod.GenerateName, pod.OwnerReferences, pod.Labels = instance.Name, "", nil, map[string]string{"app": "bench-floor"}
+		pod.Spec.Containers[0].Command, pod.Spec.Containers[0].Args = []string{"sleep", "infinity"}, nil
+		_, err := b.kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+		return pod.Name, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := w.allIn(ctx, "floor pods Running", w.podRunning, names(samples)); err != nil {
+		return nil, err
+	}
+	for i := range samples {
+		samples[i].running = w.at(w.podRunning, samples[i].name)
+	}
+	return samples, nil
+}
+
+// directVMs is scenario a: VMs with runStrategy Always, created one by one.
+func (b *bench) directVMs(ctx context.Context, ns string, w *watcher) ([]sample, error) {
+	samples, err := b.paced(ctx, b.o.vms, func(i int) (string, error) {
+		vm := b.vm(fmt.Sprintf("vm-%03d", i), v1.RunStrategyAlways)
+		_, err := b.virt.KubevirtV1().VirtualMachines(ns).Create(ctx, vm, metav1.CreateOptions{})
+		return vm.Name, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return samples, b.instancesRunning(ctx, w, samples)
+}
+
+func (b *bench) instancesRunning(ctx context.Context, w *watcher, samples []sample) error {
+	if err := w.allIn(ctx, "instances Running", w.vmiRunning, names(samples)); err != nil {
+		return err
+	}
+	for i := range samples {
+		samples[i].scheduled = w.at(w.vmiScheduled, samples[i].name)
+		samples[i].running = w.at(w.vmiRunning, samples[i].name)
+	}
+	return nil
+}
+
+func (b *bench) vm(name string, strategy v1.VirtualMachineRunStrategy) *v1.VirtualMachine {
+	return &v1.VirtualMachine{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1.VirtualMachineSpec{
+			RunStrategy: ptr.To(strategy),
+			Template: &v1.VirtualMachineInstanceTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "bench-vm"}},
+				Spec:       b.guestSpec(name),
+			},
+		},
+	}
+}
+
+func names(samples []sample) []string {
+	out := make([]string, len(samples))
+	for i, s := range samples {
+		out[i] = s.name
+	}
+	return out
+}
+
+// Images of the project as make images tags them.
+const (
+	launcherImage = "vmctl/virt-launcher:devel"
+	vmctlImage    = "vmctl/vmctl:devel"
+)
