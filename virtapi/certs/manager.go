@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -148,13 +149,11 @@ func (m *Manager) inject(ctx context.Context, caBundle []byte) error {
 		c := m.Kube.AdmissionregistrationV1().MutatingWebhookConfigurations()
 		cfg, err := c.Get(ctx, m.MutatingWebhook, metav1.GetOptions{})
 		if err == nil {
-			changed := false
+			configs := make([]*admissionregistrationv1.WebhookClientConfig, len(cfg.Webhooks))
 			for i := range cfg.Webhooks {
-				if !bytes.Equal(cfg.Webhooks[i].ClientConfig.CABundle, caBundle) {
-					cfg.Webhooks[i].ClientConfig.CABundle, changed = caBundle, true
-				}
+				configs[i] = &cfg.Webhooks[i].ClientConfig
 			}
-			if changed {
+			if setCABundle(configs, caBundle) {
 				_, err = c.Update(ctx, cfg, metav1.UpdateOptions{})
 			}
 		}
@@ -166,13 +165,11 @@ func (m *Manager) inject(ctx context.Context, caBundle []byte) error {
 		c := m.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations()
 		cfg, err := c.Get(ctx, m.ValidatingWebhook, metav1.GetOptions{})
 		if err == nil {
-			changed := false
+			configs := make([]*admissionregistrationv1.WebhookClientConfig, len(cfg.Webhooks))
 			for i := range cfg.Webhooks {
-				if !bytes.Equal(cfg.Webhooks[i].ClientConfig.CABundle, caBundle) {
-					cfg.Webhooks[i].ClientConfig.CABundle, changed = caBundle, true
-				}
+				configs[i] = &cfg.Webhooks[i].ClientConfig
 			}
-			if changed {
+			if setCABundle(configs, caBundle) {
 				_, err = c.Update(ctx, cfg, metav1.UpdateOptions{})
 			}
 		}
@@ -195,4 +192,15 @@ func (m *Manager) inject(ctx context.Context, caBundle []byte) error {
 		}
 	}
 	return nil
+}
+
+// setCABundle points every webhook client config at caBundle and says whether any changed.
+func setCABundle(configs []*admissionregistrationv1.WebhookClientConfig, caBundle []byte) bool {
+	changed := false
+	for _, c := range configs {
+		if !bytes.Equal(c.CABundle, caBundle) {
+			c.CABundle, changed = caBundle, true
+		}
+	}
+	return changed
 }

@@ -8,10 +8,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -21,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/test/bench/benchout"
 )
 
 type options struct {
@@ -92,21 +91,5 @@ func run(o options) error {
 			return fmt.Errorf("vmctl: %w", err)
 		}
 	}
-	return r.write(o.out)
-}
-
-func (r *report) write(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "guests.json"), append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	table := r.markdown()
-	fmt.Print(table)
-	return os.WriteFile(filepath.Join(dir, "guests.md"), []byte(table), 0o644)
+	return benchout.Write(o.out, "guests", r, r.markdown())
 }

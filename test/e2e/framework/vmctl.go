@@ -1,11 +1,9 @@
 package framework
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,60 +17,24 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	kubescheme "k8s.io/client-go/kubernetes/scheme"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
-	virtscheme "github.com/vmctl/vmctl/client/clientset/versioned/scheme"
-	"github.com/vmctl/vmctl/test/apiserver"
+	"github.com/vmctl/vmctl/test/examples"
 	"github.com/vmctl/vmctl/vmctl"
 )
 
 // VmctlPrototypeLabel is the label vmctl puts on every clone, naming its prototype.
 const VmctlPrototypeLabel = vmctl.PrototypeLabel
 
-var exampleDecoder = func() runtime.Decoder {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{kubescheme.AddToScheme, virtscheme.AddToScheme} {
-		if err := add(s); err != nil {
-			panic(err)
-		}
-	}
-	return serializer.NewCodecFactory(s).UniversalDeserializer()
-}()
-
 // Example reads a manifest of examples/ as typed objects, so a test can adjust one (a
 // namespace, a toleration) before creating it, and otherwise uses exactly what users apply.
 func (f *Framework) Example(name string) []runtime.Object {
 	f.t.Helper()
-	root, err := apiserver.RepoRoot()
+	objs, err := examples.Load(name)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "examples", name))
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var objs []runtime.Object
-	for {
-		doc, err := reader.Read()
-		if err == io.EOF {
-			return objs
-		}
-		if err != nil {
-			f.t.Fatalf("examples/%s: %v", name, err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		obj, _, err := exampleDecoder.Decode(doc, nil, nil)
-		if err != nil {
-			f.t.Fatalf("examples/%s: %v", name, err)
-		}
-		objs = append(objs, obj)
-	}
+	return objs
 }
 
 // CreateObjects creates example objects in the test's namespace. RoleBinding subjects naming

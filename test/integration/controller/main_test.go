@@ -39,31 +39,11 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) int {
 	flag.Parse()
 	raiseParallel()
-	dir, err := os.MkdirTemp("", "vmctl-integration-controller-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
 	start := time.Now()
-	server, err = apiserver.Start(dir)
-	defer server.Stop()
-	apiserverReady := time.Since(start)
-	if err == nil {
-		err = apiserver.InstallCRDs(context.Background(), server.Config)
-	}
-	crdsReady := time.Since(start)
-	if err == nil {
-		// After the CRDs, so the garbage collector watches instances from the start.
-		err = server.StartControllerManager()
-	}
-	kcmReady := time.Since(start)
-	if err == nil {
-		kube, err = kubernetes.NewForConfig(server.Config)
-	}
-	if err == nil {
-		virt, err = versioned.NewForConfig(server.Config)
-	}
+	env, stop, err := apiserver.Setup(true)
+	defer stop()
+	server, kube, virt = env.Server, env.Kube, env.Virt
+	ready := time.Since(start)
 	if err == nil {
 		node, err = newNodeDouble()
 	}
@@ -88,8 +68,7 @@ func run(m *testing.M) int {
 		wg.Wait()
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "integration setup: kube-apiserver ready %s, CRDs %s, kube-controller-manager %s\n",
-		apiserverReady.Round(time.Millisecond), crdsReady.Round(time.Millisecond), kcmReady.Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "integration setup: kube-apiserver, CRDs and kube-controller-manager ready in %s\n", ready.Round(time.Millisecond))
 	code := m.Run()
 	stopControllers()
 	cancel()

@@ -36,23 +36,9 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "vmctl-integration-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	server, err = apiserver.Start(dir)
-	defer server.Stop()
-	if err == nil {
-		err = apiserver.InstallCRDs(context.Background(), server.Config)
-	}
-	if err == nil {
-		kube, err = kubernetes.NewForConfig(server.Config)
-	}
-	if err == nil {
-		virt, err = versioned.NewForConfig(server.Config)
-	}
+	env, stop, err := apiserver.Setup(false)
+	defer stop()
+	server, kube, virt = env.Server, env.Kube, env.Virt
 	if err == nil {
 		err = startWebhooks()
 	}

@@ -1,12 +1,8 @@
 package vmctl
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,15 +11,12 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/wait"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	kubescheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
-	virtscheme "github.com/vmctl/vmctl/client/clientset/versioned/scheme"
 	"github.com/vmctl/vmctl/test/apiserver"
+	"github.com/vmctl/vmctl/test/examples"
 	"github.com/vmctl/vmctl/vmctl"
 )
 
@@ -148,44 +141,12 @@ func (e *env) clone(ctx context.Context) (*v1.VirtualMachine, error) {
 	return virt.KubevirtV1().VirtualMachines(e.ns).Get(ctx, vmctl.CloneName("testvm", e.pod.Name), metav1.GetOptions{})
 }
 
-var decoder = func() runtime.Decoder {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{kubescheme.AddToScheme, virtscheme.AddToScheme} {
-		if err := add(s); err != nil {
-			panic(err)
-		}
-	}
-	return serializer.NewCodecFactory(s).UniversalDeserializer()
-}()
-
 // example decodes a manifest of examples/.
 func example(t *testing.T, name string) []runtime.Object {
 	t.Helper()
-	root, err := apiserver.RepoRoot()
+	objs, err := examples.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "examples", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var objs []runtime.Object
-	for {
-		doc, err := reader.Read()
-		if err == io.EOF {
-			return objs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		obj, _, err := decoder.Decode(doc, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, obj)
-	}
+	return objs
 }

@@ -31,27 +31,9 @@ var (
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "vmctl-integration-vmctl-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	server, err = apiserver.Start(dir)
-	defer server.Stop()
-	if err == nil {
-		err = apiserver.InstallCRDs(context.Background(), server.Config)
-	}
-	if err == nil {
-		// After the CRDs, so the garbage collector watches VMs from the start.
-		err = server.StartControllerManager()
-	}
-	if err == nil {
-		kube, err = kubernetes.NewForConfig(server.Config)
-	}
-	if err == nil {
-		virt, err = versioned.NewForConfig(server.Config)
-	}
+	env, stop, err := apiserver.Setup(true)
+	defer stop()
+	server, kube, virt = env.Server, env.Kube, env.Virt
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration setup:", err)
 		return 1
