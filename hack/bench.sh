@@ -5,7 +5,8 @@
 #   (c) BENCH_KWOK_VMS VMs on BENCH_KWOK_NODES kwok nodes next to a Deployment as large
 #       (test/bench/controller).
 # The cluster runs with the API server's audit log (AUDIT=1), which counts every component's
-# writes. Results: _out/bench/bench.md and bench.json. BENCH_DOWN=1 takes the cluster down after.
+# writes. Results: _out/bench/bench.md and bench.json. BENCH_VMS=0 or BENCH_KWOK_VMS=0 skips
+# a part; BENCH_DOWN=1 takes the cluster down after.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -23,17 +24,27 @@ fi
 AUDIT=1 make --no-print-directory cluster-up
 make --no-print-directory cluster-sync
 mkdir -p "$out"
-go run ./test/bench/guests --vms "$vms" --interval "${BENCH_INTERVAL:-100ms}" \
-  --vmctl-replicas "${BENCH_VMCTL:-$vms}" --guest-memory "${BENCH_GUEST_MEMORY:-80Mi}" --out "$out"
-hack/cluster/kwok.sh "${BENCH_KWOK_NODES:-1000}"
-go run ./test/bench/controller --count "${BENCH_KWOK_VMS:-1000}" --out "$out"
+parts=()
+if [ "$vms" -gt 0 ]; then
+  go run ./test/bench/guests --vms "$vms" --interval "${BENCH_INTERVAL:-100ms}" \
+    --vmctl-replicas "${BENCH_VMCTL:-$vms}" --guest-memory "${BENCH_GUEST_MEMORY:-80Mi}" --out "$out"
+  parts+=(guests)
+fi
+kwok_vms=${BENCH_KWOK_VMS:-1000}
+if [ "$kwok_vms" -gt 0 ]; then
+  hack/cluster/kwok.sh "${BENCH_KWOK_NODES:-1000}"
+  go run ./test/bench/controller --count "$kwok_vms" --out "$out"
+  parts+=(controller)
+fi
 
+# The parts this run measured, as one table and one JSON object.
 {
-  cat "$out/guests.md"
-  echo
-  cat "$out/controller.md"
-  echo
+  for part in "${parts[@]}"; do cat "$out/$part.md"; echo; done
   echo "machine: $(nproc) cores, $(free -g | awk '/^Mem:/{print $2}') GiB, $(uname -r)"
 } >"$out/bench.md"
-printf '{"guests": %s, "controller": %s}\n' "$(cat "$out/guests.json")" "$(cat "$out/controller.json")" >"$out/bench.json"
+{
+  sep='{'
+  for part in "${parts[@]}"; do printf '%s"%s": %s' "$sep" "$part" "$(cat "$out/$part.json")"; sep=', '; done
+  echo '}'
+} >"$out/bench.json"
 cat "$out/bench.md"

@@ -50,5 +50,6 @@ done | { [ "$n" -eq 0 ] || kubectl apply -f - >/dev/null; }
 for node in $(kubectl get nodes -l type=kwok -o name); do
   [ "${node#node/kwok-node-}" -lt "$n" ] || kubectl delete "$node" >/dev/null
 done
-[ "$n" -eq 0 ] || kubectl wait --for=condition=Ready nodes -l type=kwok --timeout=60s >/dev/null
+# A thousand nodes take minutes to register on two cores, more with the audit log on.
+[ "$n" -eq 0 ] || kubectl wait --for=condition=Ready nodes -l type=kwok --timeout=$((60 + n / 4))s >/dev/null
 log "$n fake nodes Ready"
