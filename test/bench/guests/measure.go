@@ -26,7 +26,7 @@ func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*r
 		return nil, err
 	}
 	w := b.watch(ctx, namespace)
-	cpuBefore, err := b.cpuSeconds(ctx)
+	cpuBefore, _, err := b.usage(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*r
 		return nil, err
 	}
 	// After the wait above, so the kubelet's statistics cover the whole scenario.
-	cpuAfter, err := b.cpuSeconds(ctx)
+	cpuAfter, memory, err := b.usage(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +59,7 @@ func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*r
 		return nil, err
 	}
 	r.perVM(cpuBefore, cpuAfter)
+	r.MemoryMiB = memory
 	klog.InfoS("scenario done", "namespace", namespace, "count", r.Count, "p95", r.Latency.P95)
 	return r, b.deleteNamespace(ctx, namespace)
 }

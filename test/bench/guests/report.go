@@ -31,6 +31,8 @@ type result struct {
 	WritesPerVM    float64            `json:"writesPerVM"`
 	EventsPerVM    float64            `json:"eventWritesPerVM"`
 	CPUPerVM       map[string]float64 `json:"cpuSecondsPerVM"`
+	// MemoryMiB is what each component holds once the scenario's items run.
+	MemoryMiB map[string]float64 `json:"memoryMiB"`
 }
 
 type stats struct {
@@ -135,12 +137,22 @@ func (r *report) markdown() string {
 		for k := range c.CPUPerVM {
 			components["CPU s: "+k] = true
 		}
+		for k := range c.MemoryMiB {
+			components["memory MiB: "+k] = true
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(components)) {
 		kind, name, _ := strings.Cut(k, ": ")
-		row(fmt.Sprintf("%s per VM: %s", kind, name), "", "", func(c *result) string {
-			if kind == "writes" {
+		title := fmt.Sprintf("%s per VM: %s", kind, name)
+		if kind == "memory MiB" {
+			title = fmt.Sprintf("memory (RSS / working set, MiB) after: %s", name)
+		}
+		row(title, "", "", func(c *result) string {
+			switch kind {
+			case "writes":
 				return fmt.Sprintf("%.2f (%.2f)", c.Writes[name]/float64(c.Count), c.Events[name]/float64(c.Count))
+			case "memory MiB":
+				return fmt.Sprintf("%.0f", c.MemoryMiB[name])
 			}
 			return fmt.Sprintf("%.2f", c.CPUPerVM[name])
 		})

@@ -64,18 +64,24 @@ func (b *bench) launcherOverhead(ctx context.Context, namespace string, want int
 	return out, err
 }
 
-// cpuSeconds is the CPU time each component has used so far: the project's pods from the
-// kubelet's statistics (the launcher pods, guests included, and vmctl together), and the
-// cluster's own processes from /proc.
-func (b *bench) cpuSeconds(ctx context.Context) (map[string]float64, error) {
+// usage is the CPU time (seconds) each component has used so far, and the memory (MiB) it
+// holds now: the project's pods from the kubelet's statistics (CPU only for the launcher pods,
+// guests included, and vmctl, whose memory the per-VM figures cover), and the cluster's own
+// processes from /proc.
+func (b *bench) usage(ctx context.Context) (cpu, memory map[string]float64, err error) {
 	s, err := b.stats(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[string]float64{}
+	cpu, memory = map[string]float64{}, map[string]float64{}
 	for _, p := range s.Pods {
-		if c := podComponent(p.PodRef.Namespace, p.PodRef.Name); c != "" {
-			out[c] += float64(p.CPU.UsageCoreNanoSeconds) / 1e9
+		c := podComponent(p.PodRef.Namespace, p.PodRef.Name)
+		if c == "" {
+			continue
+		}
+		cpu[c] += float64(p.CPU.UsageCoreNanoSeconds) / 1e9
+		if p.PodRef.Namespace == "kubevirt" {
+			memory[c] += float64(p.Memory.WorkingSetBytes) / (1 << 20)
 		}
 	}
 	pidFiles, _ := filepath.Glob(filepath.Join(b.o.cluster, "pids", "*.pid"))
@@ -84,11 +90,13 @@ func (b *bench) cpuSeconds(ctx context.Context) (map[string]float64, error) {
 		if err != nil {
 			continue
 		}
-		if secs, ok := processCPU(strings.TrimSpace(string(pid))); ok {
-			out[strings.TrimSuffix(filepath.Base(f), ".pid")] += secs
+		name := strings.TrimSuffix(filepath.Base(f), ".pid")
+		if secs, rss, ok := processUsage(strings.TrimSpace(string(pid))); ok {
+			cpu[name] += secs
+			memory[name] += rss
 		}
 	}
-	return out, nil
+	return cpu, memory, nil
 }
 
 func podComponent(namespace, name string) string {
@@ -106,20 +114,22 @@ func podComponent(namespace, name string) string {
 	return ""
 }
 
-// processCPU is a process's user plus system time in seconds, from /proc/PID/stat.
-func processCPU(pid string) (float64, bool) {
+// processUsage is a process's user plus system time in seconds, from /proc/PID/stat, and
+// its resident memory in MiB.
+func processUsage(pid string) (cpu, rss float64, ok bool) {
 	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	// The command name may hold spaces; the fields after it are fixed.
-	_, rest, ok := strings.Cut(string(stat), ") ")
+	_, rest, found := strings.Cut(string(stat), ") ")
 	fields := strings.Fields(rest)
-	if !ok || len(fields) < 13 {
-		return 0, false
+	if !found || len(fields) < 22 {
+		return 0, 0, false
 	}
 	utime, _ := strconv.ParseFloat(fields[11], 64)
 	stime, _ := strconv.ParseFloat(fields[12], 64)
+	pages, _ := strconv.ParseFloat(fields[21], 64)
 	const clockTicks = 100 // USER_HZ on Linux
-	return (utime + stime) / clockTicks, true
+	return (utime + stime) / clockTicks, pages * float64(os.Getpagesize()) / (1 << 20), true
 }
