@@ -1,5 +1,6 @@
-// Package benchout is how the benchmarks leave their results: raw numbers as <name>.json and
-// the table as <name>.md in one directory, the table also on stdout.
+// Package benchout is what the benchmarks share: a clean slate between workloads, and how they
+// leave their results (raw numbers as <name>.json and the table as <name>.md in one directory,
+// the table also on stdout).
 package benchout
 
 import (

@@ -8,15 +8,14 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/test/bench/benchout"
 )
 
 const (
@@ -82,7 +81,7 @@ func (c clients) deploymentFloor(ctx context.Context, replicas int) (float64, er
 	}
 	elapsed := time.Since(start).Seconds()
 	// Clear the nodes for the VMs.
-	return elapsed, c.deleteNamespace(ctx, floorNamespace)
+	return elapsed, benchout.DeleteNamespace(ctx, c.kube, floorNamespace)
 }
 
 // vmsScheduled is the time from the first VM's creation until every instance is Scheduled,
@@ -155,26 +154,13 @@ func benchVM(i int) *v1.VirtualMachine {
 }
 
 func (c clients) freshNamespace(ctx context.Context, name string) error {
-	if err := c.deleteNamespace(ctx, name); err != nil {
+	if err := benchout.DeleteNamespace(ctx, c.kube, name); err != nil {
 		return err
 	}
 	_, err := c.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	return err
 }
 
-// deleteNamespace deletes a namespace and waits until it is gone, its pods and VMs with it.
-func (c clients) deleteNamespace(ctx context.Context, name string) error {
-	err := c.kube.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
-		_, err := c.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
-	})
+func (c clients) cleanup(ctx context.Context) error {
+	return benchout.DeleteNamespace(ctx, c.kube, vmNamespace)
 }
-
-func (c clients) cleanup(ctx context.Context) error { return c.deleteNamespace(ctx, vmNamespace) }

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/test/bench/benchout"
 )
 
 type scenario func(ctx context.Context, namespace string, w *watcher) ([]sample, error)
@@ -19,7 +19,7 @@ type scenario func(ctx context.Context, namespace string, w *watcher) ([]sample,
 // and the CPU every component spent meanwhile. The namespace is deleted afterwards, and the
 // next scenario starts on a quiet node.
 func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*result, error) {
-	if err := b.deleteNamespace(ctx, namespace); err != nil {
+	if err := benchout.DeleteNamespace(ctx, b.kube, namespace); err != nil {
 		return nil, err
 	}
 	if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
@@ -61,22 +61,7 @@ func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*r
 	r.perVM(cpuBefore, cpuAfter)
 	r.MemoryMiB = memory
 	klog.InfoS("scenario done", "namespace", namespace, "count", r.Count, "p95", r.Latency.P95)
-	return r, b.deleteNamespace(ctx, namespace)
-}
-
-// deleteNamespace deletes a namespace and waits until it is gone, with its VMs and pods.
-func (b *bench) deleteNamespace(ctx context.Context, name string) error {
-	err := b.kube.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return wait.PollUntilContextCancel(ctx, 2*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, err := b.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
-	})
+	return r, benchout.DeleteNamespace(ctx, b.kube, namespace)
 }
 
 // libvirtStart is how long libvirt took from defining each domain to starting it, from

@@ -138,8 +138,5 @@ func names(samples []sample) []string {
 	return out
 }
 
-// Images of the project as make images tags them.
-const (
-	launcherImage = "vmctl/virt-launcher:devel"
-	vmctlImage    = "vmctl/vmctl:devel"
-)
+// launcherImage is virt-launcher's image as make images tags it.
+const launcherImage = "vmctl/virt-launcher:devel"

@@ -11,9 +11,7 @@ import (
 	"sync"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -41,35 +39,8 @@ func (f *Framework) Example(name string) []runtime.Object {
 // the examples' namespace (default) are moved to the test's.
 func (f *Framework) CreateObjects(objs ...runtime.Object) {
 	f.t.Helper()
-	ctx, ns := f.Context(), f.Namespace
-	for _, obj := range objs {
-		var err error
-		switch o := obj.(type) {
-		case *v1.VirtualMachine:
-			_, err = f.Virt.KubevirtV1().VirtualMachines(ns).Create(ctx, o, metav1.CreateOptions{})
-		case *corev1.ServiceAccount:
-			_, err = f.Kube.CoreV1().ServiceAccounts(ns).Create(ctx, o, metav1.CreateOptions{})
-		case *corev1.Service:
-			_, err = f.Kube.CoreV1().Services(ns).Create(ctx, o, metav1.CreateOptions{})
-		case *rbacv1.Role:
-			_, err = f.Kube.RbacV1().Roles(ns).Create(ctx, o, metav1.CreateOptions{})
-		case *rbacv1.RoleBinding:
-			for i := range o.Subjects {
-				if o.Subjects[i].Namespace == "default" {
-					o.Subjects[i].Namespace = ns
-				}
-			}
-			_, err = f.Kube.RbacV1().RoleBindings(ns).Create(ctx, o, metav1.CreateOptions{})
-		case *appsv1.Deployment:
-			_, err = f.Kube.AppsV1().Deployments(ns).Create(ctx, o, metav1.CreateOptions{})
-		case *appsv1.DaemonSet:
-			_, err = f.Kube.AppsV1().DaemonSets(ns).Create(ctx, o, metav1.CreateOptions{})
-		default:
-			err = fmt.Errorf("no create for %T", obj)
-		}
-		if err != nil {
-			f.t.Fatalf("create %T: %v", obj, err)
-		}
+	if err := examples.Create(f.Context(), f.Kube, f.Virt, f.Namespace, objs...); err != nil {
+		f.t.Fatal(err)
 	}
 }
 

@@ -2,13 +2,11 @@ package vmctl
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -95,25 +93,8 @@ func (e *env) start(opts vmctl.Options) (stop func() error) {
 
 func (e *env) create(objs ...runtime.Object) {
 	e.t.Helper()
-	ctx := context.Background()
-	for _, obj := range objs {
-		var err error
-		switch o := obj.(type) {
-		case *v1.VirtualMachine:
-			_, err = virt.KubevirtV1().VirtualMachines(e.ns).Create(ctx, o, metav1.CreateOptions{})
-		case *corev1.ServiceAccount:
-			_, err = kube.CoreV1().ServiceAccounts(e.ns).Create(ctx, o, metav1.CreateOptions{})
-		case *rbacv1.Role:
-			_, err = kube.RbacV1().Roles(e.ns).Create(ctx, o, metav1.CreateOptions{})
-		case *rbacv1.RoleBinding:
-			o.Subjects[0].Namespace = e.ns
-			_, err = kube.RbacV1().RoleBindings(e.ns).Create(ctx, o, metav1.CreateOptions{})
-		default:
-			err = fmt.Errorf("no create for %T", obj)
-		}
-		if err != nil {
-			e.t.Fatal(err)
-		}
+	if err := examples.Create(context.Background(), kube, virt, e.ns, objs...); err != nil {
+		e.t.Fatal(err)
 	}
 }
 
