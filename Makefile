@@ -4,17 +4,13 @@ BINARIES := virt-controller virt-handler virt-launcher virt-api vmctl virtctl
 TOOLS_BIN := $(CURDIR)/_out/tools/bin
 export VMCTL_TOOLS_BIN := $(TOOLS_BIN)
 
-.PHONY: all deps build images generate verify lint unit fuzz integration e2e e2e-cluster test tools \
+.PHONY: all build images generate verify lint unit fuzz integration e2e e2e-cluster test tools \
 	cluster-up cluster-down cluster-sync bench-controller bench bench-smoke demo bench-vmctl clean
 
 all: build
 
-## deps: Debian packages the Go build needs (the libvirt client the Go module proxy refuses)
-deps:
-	hack/build-deps.sh
-
 ## build: every binary into _out/bin (static, no cgo)
-build: deps
+build:
 	CGO_ENABLED=0 go build -trimpath -o _out/bin/ $(addprefix ./cmd/,$(BINARIES))
 	ln -sf virtctl _out/bin/kubectl-virt
 
@@ -27,11 +23,11 @@ generate:
 	hack/update-codegen.sh
 
 ## verify: fail when generated code or CRDs are stale, or the code is not gofmt-clean
-verify: deps
+verify:
 	hack/verify.sh
 
 ## lint: go vet over the project, e2e tests included
-lint: deps
+lint:
 	go vet ./...
 	go vet -tags e2e ./test/e2e/...
 
@@ -40,17 +36,17 @@ tools:
 	hack/build-tools.sh etcd kube-apiserver kubectl kube-controller-manager
 
 ## unit: tests that need nothing but Go
-unit: deps
+unit:
 	go test $$(go list ./... | grep -v /test/)
 
 ## fuzz: each fuzz test for a bounded time (FUZZTIME), corpus in Go's cache, nothing written to the clone
 FUZZTIME ?= 15s
-fuzz: deps
+fuzz:
 	go test -run '^$$' -fuzz '^FuzzAdmission$$' -fuzztime $(FUZZTIME) ./virtapi/admission
 	go test -run '^$$' -fuzz '^FuzzConvert$$' -fuzztime $(FUZZTIME) ./handler/domain
 
 ## integration: tests against a real kube-apiserver and etcd started per package
-integration: deps tools
+integration: tools
 	go test -count=1 ./test/integration/...
 
 ## cluster-up: a real single-node cluster on this machine, state in _cluster/ (NODES=n adds fake nodes)
