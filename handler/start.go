@@ -1,11 +1,11 @@
 package handler
 
 import (
-	"encoding/xml"
 	"fmt"
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
+	"libvirt.org/go/libvirtxml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/handler/domain"
@@ -36,7 +36,7 @@ func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 	if err != nil {
 		return DomainStatus{}, specError{err}
 	}
-	domXML, err := dom.Marshal()
+	domXML, err := domain.Marshal(dom)
 	if err != nil {
 		return DomainStatus{}, specError{err}
 	}
@@ -67,22 +67,16 @@ func domainMACs(lv Libvirt, name string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the domain XML: %w", err)
 	}
-	var d struct {
-		Interfaces []struct {
-			MAC struct {
-				Address string `xml:"address,attr"`
-			} `xml:"mac"`
-			Target struct {
-				Dev string `xml:"dev,attr"`
-			} `xml:"target"`
-		} `xml:"devices>interface"`
-	}
-	if err := xml.Unmarshal([]byte(raw), &d); err != nil {
+	var d libvirtxml.Domain
+	if err := d.Unmarshal(raw); err != nil {
 		return nil, fmt.Errorf("parsing the domain XML: %w", err)
 	}
 	macs := map[string]string{}
-	for _, iface := range d.Interfaces {
-		if iface.Target.Dev != "" && iface.MAC.Address != "" {
+	if d.Devices == nil {
+		return macs, nil
+	}
+	for _, iface := range d.Devices.Interfaces {
+		if iface.Target != nil && iface.Target.Dev != "" && iface.MAC != nil && iface.MAC.Address != "" {
 			macs[iface.Target.Dev] = iface.MAC.Address
 		}
 	}

@@ -1,7 +1,6 @@
 package launcher
 
 import (
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"golang.org/x/term"
+	"libvirt.org/go/libvirtxml"
 )
 
 // ConsoleConfig is what `virt-launcher console` needs to find the guest's serial port.
@@ -91,29 +91,22 @@ func (c *libvirtConn) serialPTY(name string) (string, error) {
 	return serialPTYFromXML(desc)
 }
 
-// liveSerial is the part of a running domain's XML that names its serial ptys.
-type liveSerial struct {
-	Serials []struct {
-		Type   string `xml:"type,attr"`
-		Source struct {
-			Path string `xml:"path,attr"`
-		} `xml:"source"`
-		Target struct {
-			Port *int `xml:"port,attr"`
-		} `xml:"target"`
-	} `xml:"devices>serial"`
-}
-
 // serialPTYFromXML finds serial port 0's pty in a running domain's XML; libvirt fills in
-// <source path='/dev/pts/N'/> once QEMU has allocated it.
+// <source path='/dev/pts/N'/> once QEMU has allocated it. libvirtxml gives a type="pty"
+// serial (or one without a type, which libvirt reads as pty) a Pty source.
 func serialPTYFromXML(desc string) (string, error) {
-	var d liveSerial
-	if err := xml.Unmarshal([]byte(desc), &d); err != nil {
+	var d libvirtxml.Domain
+	if err := d.Unmarshal(desc); err != nil {
 		return "", fmt.Errorf("parse domain XML: %w", err)
 	}
-	for _, s := range d.Serials {
-		if s.Type == "pty" && (s.Target.Port == nil || *s.Target.Port == 0) && s.Source.Path != "" {
-			return s.Source.Path, nil
+	var serials []libvirtxml.DomainSerial
+	if d.Devices != nil {
+		serials = d.Devices.Serials
+	}
+	for _, s := range serials {
+		port0 := s.Target == nil || s.Target.Port == nil || *s.Target.Port == 0
+		if s.Source != nil && s.Source.Pty != nil && s.Source.Pty.Path != "" && port0 {
+			return s.Source.Pty.Path, nil
 		}
 	}
 	return "", errors.New("the domain has no serial pty (yet)")

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"libvirt.org/go/libvirtxml"
 )
 
 const (
@@ -49,34 +50,38 @@ func (c *converter) memoryKiB() uint64 {
 
 // cpu is the vCPU count and the CPU element: topology always, and a model TCG can emulate
 // when there is no KVM (host-model and host-passthrough describe a host CPU TCG is not).
-func (c *converter) cpu() (VCPU, CPU) {
-	topo := CPUTopology{Sockets: 1, Cores: 1, Threads: 1}
+func (c *converter) cpu() (*libvirtxml.DomainVCPU, *libvirtxml.DomainCPU) {
+	var sockets, cores, threads uint32 = 1, 1, 1
 	model := ""
 	if spec := c.vmi.Spec.Domain.CPU; spec != nil {
 		for _, v := range []struct {
 			dst *uint32
 			src uint32
-		}{{&topo.Sockets, spec.Sockets}, {&topo.Cores, spec.Cores}, {&topo.Threads, spec.Threads}} {
+		}{{&sockets, spec.Sockets}, {&cores, spec.Cores}, {&threads, spec.Threads}} {
 			if v.src > 0 {
 				*v.dst = v.src
 			}
 		}
 		model = spec.Model
 	}
-	total := uint64(topo.Sockets) * uint64(topo.Cores) * uint64(topo.Threads)
+	total := uint64(sockets) * uint64(cores) * uint64(threads)
 	if total > maxVCPUs {
 		c.fail(field.Invalid(domainPath.Child("cpu"), total, fmt.Sprintf("cores*sockets*threads must be at most %d", maxVCPUs)))
 	}
-	cpu := CPU{Topology: &topo}
+	// libvirtxml's topology fields are int and omitted when zero; each is at least 1 here.
+	cpu := &libvirtxml.DomainCPU{Topology: &libvirtxml.DomainCPUTopology{Sockets: int(sockets), Cores: int(cores), Threads: int(threads)}}
+	custom := func(name string) {
+		cpu.Mode, cpu.Match, cpu.Model = "custom", "exact", &libvirtxml.DomainCPUModel{Fallback: "forbid", Value: name}
+	}
 	switch {
 	case c.env.DomainType == TypeQEMU && (model == "" || model == "host-model" || model == "host-passthrough"):
-		cpu.Mode, cpu.Match, cpu.Model = "custom", "exact", &CPUModel{Fallback: "forbid", Value: TCGCPUModel}
+		custom(TCGCPUModel)
 	case model == "":
 		cpu.Mode = "host-model" // KubeVirt's default on KVM
 	case model == "host-model" || model == "host-passthrough":
 		cpu.Mode = model
 	case c.text(domainPath.Child("cpu", "model"), model):
-		cpu.Mode, cpu.Match, cpu.Model = "custom", "exact", &CPUModel{Fallback: "forbid", Value: model}
+		custom(model)
 	}
-	return VCPU{Placement: "static", Value: uint32(min(total, maxVCPUs))}, cpu
+	return &libvirtxml.DomainVCPU{Placement: "static", Value: uint(min(total, maxVCPUs))}, cpu
 }

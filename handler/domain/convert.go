@@ -4,7 +4,6 @@
 package domain
 
 import (
-	"encoding/xml"
 	"fmt"
 	"regexp"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"libvirt.org/go/libvirtxml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/launcher/layout"
@@ -26,7 +26,7 @@ var machineRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]*$`)
 
 // Convert builds the domain of vmi. Invalid or unsupported input gives an error naming
 // every offending field; Convert never panics.
-func Convert(vmi *v1.VirtualMachineInstance, env Environment) (*Domain, error) {
+func Convert(vmi *v1.VirtualMachineInstance, env Environment) (*libvirtxml.Domain, error) {
 	if vmi == nil {
 		return nil, fmt.Errorf("no VirtualMachineInstance to convert")
 	}
@@ -34,23 +34,24 @@ func Convert(vmi *v1.VirtualMachineInstance, env Environment) (*Domain, error) {
 		return nil, fmt.Errorf("domain type %q: want %q or %q", env.DomainType, TypeKVM, TypeQEMU)
 	}
 	c := &converter{vmi: vmi, env: env}
-	d := &Domain{
-		Type:       env.DomainType,
-		Name:       c.name(),
-		UUID:       c.uuid(),
-		OS:         c.os(),
-		Features:   Features{ACPI: &struct{}{}, APIC: &struct{}{}},
-		OnPoweroff: "destroy",
-		OnReboot:   "restart",
-		OnCrash:    "destroy",
+	kib := uint(c.memoryKiB())
+	d := &libvirtxml.Domain{
+		Type:          env.DomainType,
+		Name:          c.name(),
+		UUID:          c.uuid(),
+		Memory:        &libvirtxml.DomainMemory{Unit: "KiB", Value: kib},
+		CurrentMemory: &libvirtxml.DomainCurrentMemory{Unit: "KiB", Value: kib},
+		OS:            c.os(),
+		Features:      &libvirtxml.DomainFeatureList{ACPI: &libvirtxml.DomainFeature{}, APIC: &libvirtxml.DomainFeatureAPIC{}},
+		OnPoweroff:    "destroy",
+		OnReboot:      "restart",
+		OnCrash:       "destroy",
+		Devices:       &libvirtxml.DomainDeviceList{},
 	}
-	kib := c.memoryKiB()
-	d.Memory = Memory{Unit: "KiB", Value: kib}
-	d.CurrentMemory = d.Memory
 	d.VCPU, d.CPU = c.cpu()
-	d.SysInfo = c.sysInfo(&d.OS)
+	d.SysInfo = c.sysInfo(d.OS)
 	d.Devices.Controllers, d.Devices.Disks = c.disks()
-	d.Devices.Interfaces, d.QEMUCommand = c.interfaces()
+	d.Devices.Interfaces, d.QEMUCommandline = c.interfaces()
 	d.Devices.Serials, d.Devices.Consoles = c.console()
 	if len(c.errs) > 0 {
 		return nil, c.errs.ToAggregate()
@@ -58,13 +59,14 @@ func Convert(vmi *v1.VirtualMachineInstance, env Environment) (*Domain, error) {
 	return d, nil
 }
 
-// Marshal renders the domain as indented XML, the form libvirt's DefineXML takes.
-func (d *Domain) Marshal() ([]byte, error) {
-	out, err := xml.MarshalIndent(d, "", "  ")
+// Marshal renders the domain as indented XML ending in a newline, the form libvirt's
+// DefineXML takes; callers hand libvirt bytes.
+func Marshal(d *libvirtxml.Domain) ([]byte, error) {
+	out, err := d.Marshal()
 	if err != nil {
 		return nil, err
 	}
-	return append(out, '\n'), nil
+	return []byte(out + "\n"), nil
 }
 
 type converter struct {
@@ -81,8 +83,8 @@ var (
 func (c *converter) fail(err *field.Error) { c.errs = append(c.errs, err) }
 
 // text rejects what XML cannot carry (invalid UTF-8, control characters other than tab and
-// newlines): encoding/xml would silently replace them, so the guest would get a different
-// string than the spec asked for.
+// newlines): encoding/xml, which libvirtxml marshals with, would silently replace them, so
+// the guest would get a different string than the spec asked for.
 func (c *converter) text(p *field.Path, s string) bool {
 	if !utf8.ValidString(s) {
 		c.fail(field.Invalid(p, s, "must be valid UTF-8"))
@@ -133,7 +135,7 @@ func (c *converter) uuid() string {
 }
 
 // os is the machine type and, for kernelBoot, the kernel, initrd and command line.
-func (c *converter) os() OS {
+func (c *converter) os() *libvirtxml.DomainOS {
 	machine := defaultMachine
 	if m := c.vmi.Spec.Domain.Machine; m != nil && m.Type != "" {
 		machine = m.Type
@@ -141,7 +143,7 @@ func (c *converter) os() OS {
 			c.fail(field.Invalid(domainPath.Child("machine", "type"), machine, "must be a QEMU machine type such as q35"))
 		}
 	}
-	os := OS{Type: OSType{Arch: "x86_64", Machine: machine, Value: "hvm"}}
+	os := &libvirtxml.DomainOS{Type: &libvirtxml.DomainOSType{Arch: "x86_64", Machine: machine, Type: "hvm"}}
 	fw := c.vmi.Spec.Domain.Firmware
 	if fw == nil || fw.KernelBoot == nil {
 		return os
@@ -183,23 +185,30 @@ func (c *converter) hostFile(p *field.Path, path, what string) string {
 }
 
 // sysInfo passes the firmware serial number to the guest's SMBIOS table.
-func (c *converter) sysInfo(os *OS) *SysInfo {
+func (c *converter) sysInfo(os *libvirtxml.DomainOS) []libvirtxml.DomainSysInfo {
 	fw := c.vmi.Spec.Domain.Firmware
 	if fw == nil || fw.Serial == "" || !c.text(domainPath.Child("firmware", "serial"), fw.Serial) {
 		return nil
 	}
-	os.SMBIOS = &SMBIOS{Mode: "sysinfo"}
-	return &SysInfo{Type: "smbios", System: []SysEntries{{Entries: []SysEntry{{Name: "serial", Value: fw.Serial}}}}}
+	os.SMBios = &libvirtxml.DomainSMBios{Mode: "sysinfo"}
+	return []libvirtxml.DomainSysInfo{{SMBIOS: &libvirtxml.DomainSysInfoSMBIOS{
+		System: &libvirtxml.DomainSysInfoSystem{Entry: []libvirtxml.DomainSysInfoEntry{{Name: "serial", Value: fw.Serial}}},
+	}}}
 }
 
 // console is serial port 0 as a pty (for virsh console) that QEMU also copies to the log
-// file, plus the <console> libvirt's console API attaches to.
-func (c *converter) console() ([]Serial, []Console) {
-	serial := Serial{Type: "pty", Target: &SerialTarget{Port: 0}}
+// file, plus the <console> libvirt's console API attaches to. An empty pty source is how
+// libvirtxml says type="pty" without a <source> (libvirt allocates the pty).
+func (c *converter) console() ([]libvirtxml.DomainSerial, []libvirtxml.DomainConsole) {
+	pty := func() *libvirtxml.DomainChardevSource {
+		return &libvirtxml.DomainChardevSource{Pty: &libvirtxml.DomainChardevSourcePty{}}
+	}
+	serial := libvirtxml.DomainSerial{Source: pty(), Target: &libvirtxml.DomainSerialTarget{Port: new(uint)}}
 	if c.env.SerialLogPath != "" {
 		if path := c.hostFile(field.NewPath("environment", "serialLogPath"), c.env.SerialLogPath, "serial log"); path != "" {
-			serial.Log = &Log{File: path, Append: "on"}
+			serial.Log = &libvirtxml.DomainChardevLog{File: path, Append: "on"}
 		}
 	}
-	return []Serial{serial}, []Console{{Type: "pty", Target: &SerialTarget{Type: "serial", Port: 0}}}
+	console := libvirtxml.DomainConsole{Source: pty(), Target: &libvirtxml.DomainConsoleTarget{Type: "serial", Port: new(uint)}}
+	return []libvirtxml.DomainSerial{serial}, []libvirtxml.DomainConsole{console}
 }

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"libvirt.org/go/libvirtxml"
+
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
@@ -36,17 +38,18 @@ func newVMI() *v1.VirtualMachineInstance {
 	return vmi
 }
 
-// roundTrip checks that out parses back into d and prints the same bytes again.
-func roundTrip(t *testing.T, d *Domain, out []byte) {
+// roundTrip checks that out parses back into d with libvirtxml, as the node reads live
+// domains, and prints the same bytes again. Element names (XMLName) are set only by parsing.
+func roundTrip(t *testing.T, d *libvirtxml.Domain, out []byte) {
 	t.Helper()
-	var back Domain
-	if err := xml.Unmarshal(out, &back); err != nil {
+	var back libvirtxml.Domain
+	if err := back.Unmarshal(string(out)); err != nil {
 		t.Fatalf("output does not parse: %v\n%s", err, out)
 	}
-	if diff := cmp.Diff(d, &back, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(Domain{}, "XMLName")); diff != "" {
+	if diff := cmp.Diff(d, &back, cmpopts.EquateEmpty(), cmpopts.IgnoreTypes(xml.Name{})); diff != "" {
 		t.Fatalf("round trip changed the domain (-converted +parsed):\n%s", diff)
 	}
-	again, err := back.Marshal()
+	again, err := Marshal(&back)
 	if err != nil || !bytes.Equal(again, out) {
 		t.Fatalf("re-marshal differs (err %v):\n%s\n---\n%s", err, out, again)
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"libvirt.org/go/libvirtxml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
@@ -16,13 +17,13 @@ var diskSerialRE = regexp.MustCompile(`^[A-Za-z0-9_ .+-]*$`)
 // guest kernel will (vda, vdb, ... for virtio; sda, ... for SATA and SCSI, which share the
 // sd namespace in libvirt), and adds the virtio-scsi controller SCSI disks need (libvirt's
 // default SCSI controller for x86 is an LSI model no current guest should depend on).
-func (c *converter) disks() ([]Controller, []Disk) {
+func (c *converter) disks() ([]libvirtxml.DomainController, []libvirtxml.DomainDisk) {
 	volumes := c.volumeIndex()
 	disksPath := domainPath.Child("devices", "disks")
 	seen, boots := map[string]bool{}, map[uint]bool{}
 	counters := map[string]int{}
-	var out []Disk
-	var controllers []Controller
+	var out []libvirtxml.DomainDisk
+	var controllers []libvirtxml.DomainController
 	for i := range c.vmi.Spec.Domain.Devices.Disks {
 		spec := &c.vmi.Spec.Domain.Devices.Disks[i]
 		p := disksPath.Index(i)
@@ -58,7 +59,7 @@ func (c *converter) disks() ([]Controller, []Disk) {
 		disk.Target.Dev = prefix + diskLetters(counters[prefix])
 		counters[prefix]++
 		if disk.Target.Bus == string(v1.DiskBusSCSI) && len(controllers) == 0 {
-			controllers = append(controllers, Controller{Type: "scsi", Index: 0, Model: "virtio-scsi"})
+			controllers = append(controllers, libvirtxml.DomainController{Type: "scsi", Index: new(uint), Model: "virtio-scsi"})
 		}
 		if spec.BootOrder != nil {
 			if *spec.BootOrder == 0 || boots[*spec.BootOrder] {
@@ -66,7 +67,7 @@ func (c *converter) disks() ([]Controller, []Disk) {
 				continue
 			}
 			boots[*spec.BootOrder] = true
-			disk.Boot = &Boot{Order: *spec.BootOrder}
+			disk.Boot = &libvirtxml.DomainDeviceBoot{Order: *spec.BootOrder}
 		}
 		if spec.Serial != "" {
 			if !diskSerialRE.MatchString(spec.Serial) {
@@ -82,11 +83,11 @@ func (c *converter) disks() ([]Controller, []Disk) {
 
 // device is the disk's kind, bus and read-only flag, with the defaults defaults.go applies
 // (virtio disk, read-only SATA cdrom) for specs that were not defaulted.
-func (c *converter) device(p *field.Path, spec *v1.Disk) (Disk, bool) {
+func (c *converter) device(p *field.Path, spec *v1.Disk) (libvirtxml.DomainDisk, bool) {
 	switch {
 	case spec.Disk != nil && spec.CDRom != nil:
 		c.fail(field.Invalid(p, spec.Name, "must set at most one of disk and cdrom"))
-		return Disk{}, false
+		return libvirtxml.DomainDisk{}, false
 	case spec.CDRom != nil:
 		bus := spec.CDRom.Bus
 		if bus == "" {
@@ -95,13 +96,13 @@ func (c *converter) device(p *field.Path, spec *v1.Disk) (Disk, bool) {
 		// A CD-ROM needs an ejectable-media device: QEMU has none on virtio-blk.
 		if bus != v1.DiskBusSATA && bus != v1.DiskBusSCSI {
 			c.fail(field.NotSupported(p.Child("cdrom", "bus"), bus, []v1.DiskBus{v1.DiskBusSATA, v1.DiskBusSCSI}))
-			return Disk{}, false
+			return libvirtxml.DomainDisk{}, false
 		}
 		if spec.CDRom.ReadOnly != nil && !*spec.CDRom.ReadOnly {
 			c.fail(field.Invalid(p.Child("cdrom", "readonly"), false, "a CD-ROM is always read-only"))
-			return Disk{}, false
+			return libvirtxml.DomainDisk{}, false
 		}
-		return Disk{Device: "cdrom", Target: DiskTarget{Bus: string(bus)}, ReadOnly: &struct{}{}}, true
+		return libvirtxml.DomainDisk{Device: "cdrom", Target: &libvirtxml.DomainDiskTarget{Bus: string(bus)}, ReadOnly: &libvirtxml.DomainDiskReadOnly{}}, true
 	default:
 		bus, readOnly := v1.DiskBusVirtio, false
 		if spec.Disk != nil {
@@ -112,11 +113,11 @@ func (c *converter) device(p *field.Path, spec *v1.Disk) (Disk, bool) {
 		}
 		if bus != v1.DiskBusVirtio && bus != v1.DiskBusSATA && bus != v1.DiskBusSCSI {
 			c.fail(field.NotSupported(p.Child("disk", "bus"), bus, []v1.DiskBus{v1.DiskBusVirtio, v1.DiskBusSATA, v1.DiskBusSCSI}))
-			return Disk{}, false
+			return libvirtxml.DomainDisk{}, false
 		}
-		d := Disk{Device: "disk", Target: DiskTarget{Bus: string(bus)}}
+		d := libvirtxml.DomainDisk{Device: "disk", Target: &libvirtxml.DomainDiskTarget{Bus: string(bus)}}
 		if readOnly {
-			d.ReadOnly = &struct{}{}
+			d.ReadOnly = &libvirtxml.DomainDiskReadOnly{}
 		}
 		return d, true
 	}
@@ -142,8 +143,9 @@ func (c *converter) volumeIndex() map[string]volumeRef {
 	return out
 }
 
-// source fills the disk's file and format from the image the node resolved for the volume.
-func (c *converter) source(ref volumeRef, disk *Disk) bool {
+// source fills the disk's file and format from the image the node resolved for the volume;
+// a file source is what makes libvirtxml write type="file".
+func (c *converter) source(ref volumeRef, disk *libvirtxml.DomainDisk) bool {
 	p := specPath.Child("volumes").Index(ref.index)
 	src := &ref.vol.VolumeSource
 	kinds := 0
@@ -170,11 +172,10 @@ func (c *converter) source(ref volumeRef, disk *Disk) bool {
 		return false
 	}
 	if src.PersistentVolumeClaim != nil && src.PersistentVolumeClaim.ReadOnly {
-		disk.ReadOnly = &struct{}{}
+		disk.ReadOnly = &libvirtxml.DomainDiskReadOnly{}
 	}
-	disk.Type = "file"
-	disk.Driver = &DiskDriver{Name: "qemu", Type: format}
-	disk.Source = &DiskSource{File: path}
+	disk.Driver = &libvirtxml.DomainDiskDriver{Name: "qemu", Type: format}
+	disk.Source = &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: path}}
 	return true
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	k8sv1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"libvirt.org/go/libvirtxml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
@@ -16,48 +17,48 @@ func TestConvertFields(t *testing.T) {
 		name   string
 		typ    string
 		mutate func(*v1.VirtualMachineInstance)
-		check  func(*Domain) string // what is wrong, or ""
+		check  func(*libvirtxml.Domain) string // what is wrong, or ""
 	}{
-		{"name and uid as uuid", TypeQEMU, nil, func(d *Domain) string {
+		{"name and uid as uuid", TypeQEMU, nil, func(d *libvirtxml.Domain) string {
 			return want(d.Name+" "+d.UUID, "ns1_testvm 0b8f4a8e-4f57-4d7c-9a43-3a7d1e2f9c10")
 		}},
 		{"firmware uuid wins, normalised", TypeQEMU, func(v *v1.VirtualMachineInstance) {
 			v.Spec.Domain.Firmware.UUID = "{5D307CA9-B3EF-428C-8861-06E72D69F223}"
-		}, func(d *Domain) string { return want(d.UUID, "5d307ca9-b3ef-428c-8861-06e72d69f223") }},
-		{"memory from request", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.Memory = nil }, func(d *Domain) string {
-			return want(d.Memory, Memory{Unit: "KiB", Value: 96 * 1024})
+		}, func(d *libvirtxml.Domain) string { return want(d.UUID, "5d307ca9-b3ef-428c-8861-06e72d69f223") }},
+		{"memory from request", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.Memory = nil }, func(d *libvirtxml.Domain) string {
+			return want(*d.Memory, libvirtxml.DomainMemory{Unit: "KiB", Value: 96 * 1024})
 		}},
 		{"memory from limit", TypeQEMU, func(v *v1.VirtualMachineInstance) {
 			v.Spec.Domain.Memory = nil
 			v.Spec.Domain.Resources = v1.ResourceRequirements{Limits: k8sv1.ResourceList{"memory": resource.MustParse("1Gi")}}
-		}, func(d *Domain) string { return want(d.Memory.Value, uint64(1<<20)) }},
+		}, func(d *libvirtxml.Domain) string { return want(d.Memory.Value, uint(1<<20)) }},
 		{"guest memory wins, decimal rounded up", TypeQEMU, func(v *v1.VirtualMachineInstance) {
 			q := resource.MustParse("64M")
 			v.Spec.Domain.Memory.Guest = &q
-		}, func(d *Domain) string { return want(d.CurrentMemory.Value, uint64(62500)) }},
+		}, func(d *libvirtxml.Domain) string { return want(d.CurrentMemory.Value, uint(62500)) }},
 		{"odd bytes round up", TypeQEMU, func(v *v1.VirtualMachineInstance) {
 			q := resource.MustParse("1025")
 			v.Spec.Domain.Memory.Guest = &q
-		}, func(d *Domain) string { return want(d.Memory.Value, uint64(2)) }},
-		{"topology", TypeKVM, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.CPU = &v1.CPU{Sockets: 2, Cores: 3, Threads: 2} }, func(d *Domain) string {
-			return want(fmt.Sprintf("%d %v %s", d.VCPU.Value, *d.CPU.Topology, d.CPU.Mode), "12 {2 3 2} host-model")
+		}, func(d *libvirtxml.Domain) string { return want(d.Memory.Value, uint(2)) }},
+		{"topology", TypeKVM, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.CPU = &v1.CPU{Sockets: 2, Cores: 3, Threads: 2} }, func(d *libvirtxml.Domain) string {
+			return want(fmt.Sprintf("%d %+v %s", d.VCPU.Value, *d.CPU.Topology, d.CPU.Mode), "12 {Sockets:2 Dies:0 Clusters:0 Cores:3 Threads:2} host-model")
 		}},
-		{"no cpu section means one vcpu", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.CPU = nil }, func(d *Domain) string {
-			return want(fmt.Sprint(d.VCPU.Value, *d.CPU.Topology), "1 {1 1 1}")
+		{"no cpu section means one vcpu", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.CPU = nil }, func(d *libvirtxml.Domain) string {
+			return want(fmt.Sprintf("%d %+v", d.VCPU.Value, *d.CPU.Topology), "1 {Sockets:1 Dies:0 Clusters:0 Cores:1 Threads:1}")
 		}},
-		{"tcg replaces host-passthrough", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.CPU.Model = "host-passthrough" }, func(d *Domain) string {
+		{"tcg replaces host-passthrough", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.CPU.Model = "host-passthrough" }, func(d *libvirtxml.Domain) string {
 			return want(fmt.Sprint(d.CPU.Mode, " ", d.CPU.Model.Value), "custom "+TCGCPUModel)
 		}},
-		{"kvm keeps host-passthrough", TypeKVM, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.CPU.Model = "host-passthrough" }, func(d *Domain) string {
+		{"kvm keeps host-passthrough", TypeKVM, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.CPU.Model = "host-passthrough" }, func(d *libvirtxml.Domain) string {
 			return want(fmt.Sprint(d.CPU.Mode, d.CPU.Model == nil), "host-passthroughtrue")
 		}},
-		{"named model kept under tcg", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.CPU.Model = "Westmere" }, func(d *Domain) string {
+		{"named model kept under tcg", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.CPU.Model = "Westmere" }, func(d *libvirtxml.Domain) string {
 			return want(d.CPU.Model.Value, "Westmere")
 		}},
-		{"machine type from spec", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.Machine = &v1.Machine{Type: "pc-q35-7.2"} }, func(d *Domain) string {
-			return want(d.OS.Type, OSType{Arch: "x86_64", Machine: "pc-q35-7.2", Value: "hvm"})
+		{"machine type from spec", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.Machine = &v1.Machine{Type: "pc-q35-7.2"} }, func(d *libvirtxml.Domain) string {
+			return want(*d.OS.Type, libvirtxml.DomainOSType{Arch: "x86_64", Machine: "pc-q35-7.2", Type: "hvm"})
 		}},
-		{"empty machine type means q35", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.Machine = &v1.Machine{} }, func(d *Domain) string {
+		{"empty machine type means q35", TypeQEMU, func(v *v1.VirtualMachineInstance) { v.Spec.Domain.Machine = &v1.Machine{} }, func(d *libvirtxml.Domain) string {
 			return want(d.OS.Type.Machine, "q35")
 		}},
 		{"disk names per bus", TypeQEMU, func(v *v1.VirtualMachineInstance) {
@@ -71,7 +72,7 @@ func TestConvertFields(t *testing.T) {
 				v.Spec.Domain.Devices.Disks = append(v.Spec.Domain.Devices.Disks, v1.Disk{Name: name, DiskDevice: v1.DiskDevice{Disk: &v1.DiskTarget{Bus: bus}}})
 				v.Spec.Volumes = append(v.Spec.Volumes, v1.Volume{Name: name, VolumeSource: v1.VolumeSource{EmptyDisk: &v1.EmptyDiskSource{}}})
 			}
-		}, func(d *Domain) string {
+		}, func(d *libvirtxml.Domain) string {
 			var devs []string
 			for _, i := range []int{0, 9, 19, 25, 26, 28, 29} {
 				devs = append(devs, d.Devices.Disks[i].Target.Dev)
@@ -80,8 +81,10 @@ func TestConvertFields(t *testing.T) {
 		}},
 		{"no interfaces, no qemu arguments", TypeQEMU, func(v *v1.VirtualMachineInstance) {
 			v.Spec.Domain.Devices.Interfaces, v.Spec.Networks = nil, nil
-		}, func(d *Domain) string { return want(d.QEMUCommand == nil && len(d.Devices.Interfaces) == 0, true) }},
-		{"lifecycle and acpi", TypeQEMU, nil, func(d *Domain) string {
+		}, func(d *libvirtxml.Domain) string {
+			return want(d.QEMUCommandline == nil && len(d.Devices.Interfaces) == 0, true)
+		}},
+		{"lifecycle and acpi", TypeQEMU, nil, func(d *libvirtxml.Domain) string {
 			return want(fmt.Sprint(d.OnPoweroff, d.OnReboot, d.OnCrash, d.Features.ACPI != nil), "destroyrestartdestroytrue")
 		}},
 	} {

@@ -118,7 +118,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := d.Marshal()
+			got, err := Marshal(d)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"libvirt.org/go/libvirtxml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
@@ -25,7 +26,7 @@ var envIfacesPath = field.NewPath("environment", "interfaces")
 // interfaces turns spec interfaces into tap NICs libvirt manages, or user-mode NICs passed
 // to QEMU as arguments. Every value that ends up in a QEMU argument is a number or checked
 // against a strict syntax, as a comma would let a spec inject QEMU options.
-func (c *converter) interfaces() ([]Interface, *QEMUCommandline) {
+func (c *converter) interfaces() ([]libvirtxml.DomainInterface, *libvirtxml.DomainQEMUCommandline) {
 	networks := map[string]int{}
 	for j, n := range c.vmi.Spec.Networks {
 		if _, dup := networks[n.Name]; dup {
@@ -35,8 +36,8 @@ func (c *converter) interfaces() ([]Interface, *QEMUCommandline) {
 		networks[n.Name] = j
 	}
 	seen, published := map[string]bool{}, map[string]bool{}
-	var out []Interface
-	var args []QEMUArg
+	var out []libvirtxml.DomainInterface
+	var args []libvirtxml.DomainQEMUCommandlineArg
 	for i := range c.vmi.Spec.Domain.Devices.Interfaces {
 		iface := &c.vmi.Spec.Domain.Devices.Interfaces[i]
 		p := domainPath.Child("devices", "interfaces").Index(i)
@@ -84,9 +85,14 @@ func (c *converter) interfaces() ([]Interface, *QEMUCommandline) {
 				c.fail(field.Invalid(ep.Child("tapDevice"), att.TapDevice, "must be a Linux interface name"))
 				continue
 			}
-			nic := Interface{Type: "ethernet", Target: &InterfaceTarget{Dev: att.TapDevice, Managed: "no"}, Model: &Model{Type: model}}
+			// An ethernet source without addresses only sets type="ethernet".
+			nic := libvirtxml.DomainInterface{
+				Source: &libvirtxml.DomainInterfaceSource{Ethernet: &libvirtxml.DomainInterfaceSourceEthernet{}},
+				Target: &libvirtxml.DomainInterfaceTarget{Dev: att.TapDevice, Managed: "no"},
+				Model:  &libvirtxml.DomainInterfaceModel{Type: model},
+			}
 			if mac != "" {
-				nic.MAC = &MAC{Address: mac}
+				nic.MAC = &libvirtxml.DomainInterfaceMAC{Address: mac}
 			}
 			out = append(out, nic)
 		case NetworkUser:
@@ -99,7 +105,9 @@ func (c *converter) interfaces() ([]Interface, *QEMUCommandline) {
 			if mac != "" {
 				dev += ",mac=" + mac
 			}
-			args = append(args, QEMUArg{"-netdev"}, QEMUArg{netdev}, QEMUArg{"-device"}, QEMUArg{dev})
+			for _, a := range []string{"-netdev", netdev, "-device", dev} {
+				args = append(args, libvirtxml.DomainQEMUCommandlineArg{Value: a})
+			}
 		default:
 			c.fail(field.NotSupported(ep.Child("mode"), att.Mode, []NetworkMode{NetworkUser, NetworkTap}))
 		}
@@ -107,7 +115,7 @@ func (c *converter) interfaces() ([]Interface, *QEMUCommandline) {
 	if len(args) == 0 {
 		return out, nil
 	}
-	return out, &QEMUCommandline{Args: args}
+	return out, &libvirtxml.DomainQEMUCommandline{Args: args}
 }
 
 // userNetdev is QEMU's -netdev user option string: the guest network and the port forwards
