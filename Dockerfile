@@ -1,41 +1,85 @@
-# syntax=docker/dockerfile:1
-# Component images for users who have Docker: `docker build --target virt-controller .` and so
-# on. The project itself builds the same images without Docker (make images).
+# The component images, for building with Docker or a registry build pipeline. There is one
+# target per image:
+#
+#   docker build --target virt-controller -t vmctl/virt-controller:devel .
+#
+# The targets are virt-controller, virt-handler, virt-api, vmctl, virtctl and virt-launcher.
+# The project's own flow, `make images` (hack/imagebuilder, no Docker), builds the same images:
+# the same binaries, entrypoints and users. virt-launcher also gets the same Debian packages
+# (hack/images/launcher/packages) and libvirt configuration (hack/images/launcher/).
+# hack/imagebuilder/dockerfile_test.go checks that the two agree.
 
+# The binaries, built as `make build` builds them: static, without cgo.
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -o /out/ ./cmd/...
+RUN CGO_ENABLED=0 go build -trimpath -o /out/ \
+      ./cmd/virt-controller ./cmd/virt-handler ./cmd/virt-launcher ./cmd/virt-api ./cmd/vmctl ./cmd/virtctl
 
-FROM scratch AS virt-controller
+# Each Go component runs alone on an empty base (hack/imagebuilder/static.go).
+FROM scratch AS static
+ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+FROM static AS virt-controller
 COPY --from=build /out/virt-controller /usr/bin/virt-controller
 USER 65532:65532
 ENTRYPOINT ["/usr/bin/virt-controller"]
 
-FROM scratch AS virt-api
+FROM static AS virt-api
 COPY --from=build /out/virt-api /usr/bin/virt-api
 USER 65532:65532
 ENTRYPOINT ["/usr/bin/virt-api"]
 
-FROM scratch AS vmctl
+FROM static AS vmctl
 COPY --from=build /out/vmctl /usr/bin/vmctl
 USER 65532:65532
 ENTRYPOINT ["/usr/bin/vmctl"]
 
-FROM scratch AS virtctl
+FROM static AS virtctl
 COPY --from=build /out/virtctl /usr/bin/virtctl
+USER 65532:65532
 ENTRYPOINT ["/usr/bin/virtctl"]
 
-FROM scratch AS virt-handler
+# The node agent reaches launcher sockets and host paths that are root's.
+FROM static AS virt-handler
 COPY --from=build /out/virt-handler /usr/bin/virt-handler
+USER 0:0
 ENTRYPOINT ["/usr/bin/virt-handler"]
 
-# The launcher needs QEMU and libvirt: a Debian base with their packages.
+# QEMU and libvirt on Debian bookworm, configured for an unprivileged pod
+# (hack/imagebuilder/launcher.go, hack/images/launcher/README.md). The build arguments
+# DEBIAN_MIRROR (bookworm, bookworm-updates) and DEBIAN_SECURITY_MIRROR (bookworm-security)
+# replace the base image's Debian mirrors, as the same variables do for `make images`. Give
+# http mirrors: the base has no CA certificates (apt checks Debian's signatures either way).
 FROM debian:bookworm-slim AS virt-launcher
-RUN apt-get update && apt-get install -y --no-install-recommends \
-      qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients tini iproute2 iptables \
-    && rm -rf /var/lib/apt/lists/*
+ARG DEBIAN_MIRROR=
+ARG DEBIAN_SECURITY_MIRROR=
+COPY hack/images/launcher/packages /tmp/launcher-packages
+RUN set -eu; \
+    sources=/etc/apt/sources.list.d/debian.sources; \
+    if [ -n "$DEBIAN_MIRROR" ]; then \
+      sed -i "s|^URIs: .*/debian\$|URIs: ${DEBIAN_MIRROR%/}|" "$sources"; \
+    fi; \
+    if [ -n "$DEBIAN_SECURITY_MIRROR" ]; then \
+      sed -i "s|^URIs: .*/debian-security\$|URIs: ${DEBIAN_SECURITY_MIRROR%/}|" "$sources"; \
+    fi; \
+    export DEBIAN_FRONTEND=noninteractive; \
+    apt-get update; \
+    apt-get -y dist-upgrade; \
+    apt-get install -y --no-install-recommends $(sed -e 's/#.*//' /tmp/launcher-packages); \
+    apt-get clean; \
+    rm -rf /var/lib/apt/lists/* /tmp/launcher-packages
+# After the packages, so that these replace the files they ship.
+COPY hack/images/launcher/qemu.conf hack/images/launcher/libvirtd.conf hack/images/launcher/libvirt.conf /etc/libvirt/
+# libvirtd does not start without the libvirt-qemu user. libvirt-daemon-system would add it,
+# but the image does not install that package. 64055 is Debian's fixed id for it.
+RUN grep -q '^libvirt-qemu:' /etc/group || \
+      echo 'libvirt-qemu:x:64055:' >>/etc/group; \
+    grep -q '^libvirt-qemu:' /etc/passwd || \
+      echo 'libvirt-qemu:x:64055:64055:Libvirt Qemu,,,:/var/lib/libvirt:/usr/sbin/nologin' >>/etc/passwd
 COPY --from=build /out/virt-launcher /usr/bin/virt-launcher
+USER 0:0
+# tini as PID 1 reaps exited QEMU processes, so tearing down a domain is prompt.
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/bin/virt-launcher"]

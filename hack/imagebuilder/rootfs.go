@@ -17,6 +17,12 @@ import (
 // so it is built once per machine and kept in the cache, under a key made of everything that
 // produced it: the script and the package list. Editing either makes a new base; the old one
 // stays in the cache until someone deletes it.
+//
+// The Debian mirror is not part of the key. build-rootfs.sh takes it from $DEBIAN_MIRROR and
+// $DEBIAN_SECURITY_MIRROR, else from the machine's apt sources (debian-mirror.sh), and
+// every mirror serves the same packages. A base is not bit-identical across machines or
+// days anyway, and switching mirrors should not throw away a base that took minutes to build.
+// The script inherits the builder's environment, so the variables reach it.
 const (
 	launcherImageDir  = "hack/images/launcher"
 	rootfsScript      = "build-rootfs.sh"

@@ -8,16 +8,22 @@
 # The image builder (hack/imagebuilder/rootfs.go) calls it once per cache key and keeps OUT in
 # its cache; nothing here runs on a warm build. Needs root (debootstrap, chroot, mount) and
 # the Debian apt repositories; installs debootstrap with apt when it is missing.
+#
+# The mirrors are $DEBIAN_MIRROR (bookworm, bookworm-updates) and $DEBIAN_SECURITY_MIRROR
+# (bookworm-security) when set, else the ones this machine's apt sources use for bookworm and
+# bookworm-security, else Debian's own; debian-mirror.sh has the rules. Both are logged.
 set -euo pipefail
 
 out=${1:?usage: build-rootfs.sh OUT.tar.gz PACKAGES_FILE}
 packages_file=${2:?usage: build-rootfs.sh OUT.tar.gz PACKAGES_FILE}
 suite=bookworm
-mirror=http://deb.debian.org/debian
-security_mirror=http://deb.debian.org/debian-security
+default_mirror=http://deb.debian.org/debian
+default_security_mirror=http://deb.debian.org/debian-security
 
 log() { echo "build-rootfs: $*" >&2; }
 die() { log "$*"; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=debian-mirror.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debian-mirror.sh"
 
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
 mapfile -t packages < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$packages_file" | tr -d '[:blank:]')
@@ -51,8 +57,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log "debootstrap --variant=minbase $suite"
-debootstrap --variant=minbase "$suite" "$root" "$mirror" >&2 ||
+mirror=$(debian_mirror DEBIAN_MIRROR "$suite" "$default_mirror")
+security_mirror=$(debian_mirror DEBIAN_SECURITY_MIRROR "$suite-security" "$default_security_mirror")
+# apt inside the new root verifies an https mirror's certificate: minbase has no CA bundle.
+include=()
+case "$mirror $security_mirror" in
+*https://*) include=(--include=ca-certificates) ;;
+esac
+
+log "debootstrap --variant=minbase${include[*]:+ ${include[*]}} $suite $mirror"
+debootstrap --variant=minbase "${include[@]}" "$suite" "$root" "$mirror" >&2 ||
 	die "debootstrap failed (see $root/debootstrap/debootstrap.log)"
 
 # Security and stable updates too: the launcher runs guests, its qemu must be patched.
@@ -109,7 +123,7 @@ echo localhost >"$root/etc/hostname"
 log "packing $out"
 (
 	cd "$root"
-	mapfile -t top < <(ls -A | LC_ALL=C sort)
+	mapfile -t top < <(find . -mindepth 1 -maxdepth 1 -printf '%P\n' | LC_ALL=C sort)
 	LC_ALL=C tar --create --format=gnu --sort=name --mtime=@0 --numeric-owner \
 		--anchored --exclude='dev/*' --exclude='proc/*' --exclude='sys/*' \
 		--file=- "${top[@]}"
