@@ -84,6 +84,15 @@ start_kube_proxy() {
   wait_for kube-proxy 60 http_ok http://127.0.0.1:10256/healthz
 }
 
+# start_dns deploys CoreDNS as the kube-dns Service (its image was built with the pause image).
+start_dns() {
+  "$(dirname "${BASH_SOURCE[0]}")/load-images.sh" "$ROOT/_out/images/coredns.tar"
+  kubectl apply -f "$(dirname "${BASH_SOURCE[0]}")/coredns.yaml" >/dev/null
+  log "waiting for cluster DNS"
+  kubectl -n kube-system rollout status deployment/coredns --timeout=120s >/dev/null ||
+    die "CoreDNS did not become ready: kubectl -n kube-system describe pod -l k8s-app=kube-dns"
+}
+
 node_ready() {
   [ "$(kubectl --request-timeout 5s get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]
 }

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # AUDIT_FLAGS is used by components.sh
 # Configuration files of containerd, the CNI network, the kubelet and kube-proxy, rewritten by
 # every up. Sourced by up.sh after lib.sh.
 
@@ -85,6 +85,9 @@ cgroupDriver: cgroupfs
 # The kubelet may not lower its own oom_score_adj here (no CAP_SYS_RESOURCE).
 oomScoreAdj: 0
 failSwapOn: false
+# Pods resolve Service names through CoreDNS (coredns.yaml).
+clusterDNS: [$DNS_IP]
+clusterDomain: $CLUSTER_DOMAIN
 # No registry to pull from again: never garbage-collect images (usage never exceeds 100%),
 # and evict only when the disk is really full, as development disks often are above 90%.
 # make bench runs 100 launcher pods next to 100 vmctl pods on this one node.

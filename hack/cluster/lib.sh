@@ -19,6 +19,8 @@ CONTAINERD_SOCK=$CLUSTER/containerd/containerd.sock
 NODE_NAME=vmctl-node
 SERVICE_CIDR=10.0.0.0/24
 SERVICE_IP=10.0.0.1   # the "kubernetes" Service, first address of SERVICE_CIDR
+DNS_IP=10.0.0.10      # the kube-dns Service (coredns.yaml), the pods' nameserver
+CLUSTER_DOMAIN=cluster.local
 POD_CIDR=10.244.0.0/24
 CLUSTER_CIDR=10.244.0.0/16
 SCHEDULABLE_LABEL=kubevirt.io/schedulable=true
@@ -108,13 +110,13 @@ alive() { ps -o stat= -p "$(IFS=,; echo "$*")" 2>/dev/null | grep -qv '^Z'; }
 # store, and the fresh etcd of a new cluster knows no pod they could belong to.
 remove_containers() {
   local ids
-  ids=$(ctr tasks ls -q 2>/dev/null || true)
+  mapfile -t ids < <(ctr tasks ls -q 2>/dev/null || true)
   # Failures are expected here (a task may exit while we go), the check below is what counts.
-  [ -z "$ids" ] || ctr tasks rm -f $ids >/dev/null 2>&1 || true
-  ids=$(ctr containers ls -q 2>/dev/null || true)
-  [ -z "$ids" ] || ctr containers rm $ids >/dev/null 2>&1 || true
-  ids=$(ctr containers ls -q 2>/dev/null || true)
-  [ -z "$ids" ] || log "warning: containers left in containerd: $(echo $ids | cut -c1-80)..."
+  [ ${#ids[@]} -eq 0 ] || ctr tasks rm -f "${ids[@]}" >/dev/null 2>&1 || true
+  mapfile -t ids < <(ctr containers ls -q 2>/dev/null || true)
+  [ ${#ids[@]} -eq 0 ] || ctr containers rm "${ids[@]}" >/dev/null 2>&1 || true
+  mapfile -t ids < <(ctr containers ls -q 2>/dev/null || true)
+  [ ${#ids[@]} -eq 0 ] || log "warning: containers left in containerd: $(echo "${ids[*]}" | cut -c1-80)..."
 }
 
 # https_ok URL: a health endpoint answers 200 (the serving certificate is not checked:

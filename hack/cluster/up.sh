@@ -45,8 +45,10 @@ else
   done
   install_packages
   build_tools etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kubelet kube-proxy
-  # The pod sandbox image: there is no registry, so every image comes from _out/images.
-  (cd "$ROOT" && go run ./hack/imagebuilder --out _out/images pause >/dev/null)
+  # The pod sandbox and the cluster DNS: there is no registry, so every image comes from
+  # _out/images. CoreDNS builds from the Go module proxy on the first run (~1 min).
+  log "building the pause and coredns images"
+  (cd "$ROOT" && go run ./hack/imagebuilder --out _out/images pause coredns >/dev/null)
   kernel_settings
   make_pki
   ip=$(node_ip)
@@ -63,7 +65,10 @@ else
   start_kubelet "$ip"
   start_kube_proxy
   what="node $NODE_NAME Ready" wait_for kubelet 120 node_ready
+  start_dns
 fi
 
 [ "$NODES" -eq 0 ] || "$here/kwok.sh" "$NODES"
+# The project's kubectl (built with the cluster) matches its version; the host's may not exist.
 echo "export KUBECONFIG=$KUBECONFIG_ADMIN"
+echo "export PATH=$BIN:\$PATH"

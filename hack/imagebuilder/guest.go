@@ -111,6 +111,7 @@ func (b *Builder) testguestInitramfs(moduleDir, version, busybox string) ([]byte
 		// busybox acpid's default action for the power button (event PWRF, code 00000080).
 		{filepath.Join(dir, "power-button"), "etc/acpi/PWRF/00000080"},
 		{filepath.Join(dir, "poweroff.cgi"), "www/cgi-bin/poweroff"},
+		{filepath.Join(dir, "lookup.cgi"), "www/cgi-bin/lookup"},
 	} {
 		if err := fs.file(f.local, f.path, 0o755); err != nil {
 			return nil, err

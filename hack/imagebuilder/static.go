@@ -18,8 +18,10 @@ func init() {
 	// Small programs of the project's own, built here: the local cluster's pod sandbox and
 	// the e2e tests' web server.
 	for name, pkg := range map[string]string{"pause": "./hack/pause", "hello": "./test/images/hello"} {
-		register(name, func(b *Builder) (v1.Image, error) { return b.programImage(pkg, name) })
+		register(name, func(b *Builder) (v1.Image, error) { return b.programImage(".", pkg, name) })
 	}
+	// The local cluster's DNS (hack/cluster/coredns.yaml), from its own pinned module.
+	register("coredns", func(b *Builder) (v1.Image, error) { return b.programImage("hack/tools/coredns", ".", "coredns") })
 	for binary, user := range map[string]string{
 		"virt-controller": nonRoot,
 		"virt-api":        nonRoot,
@@ -54,12 +56,12 @@ func (b *Builder) staticImage(local, binary, user string) (v1.Image, error) {
 	return withConfig(img, v1.Config{Entrypoint: []string{"/usr/bin/" + binary}, User: user})
 }
 
-// programImage builds a Go main package that is not one of the project's binaries and puts
-// it alone in an image.
-func (b *Builder) programImage(pkg, name string) (v1.Image, error) {
+// programImage builds a Go main package that is not one of the project's binaries, in the
+// module at dir (relative to the repository), and puts it alone in an image.
+func (b *Builder) programImage(dir, pkg, name string) (v1.Image, error) {
 	out := filepath.Join(b.Root, "_out", "bin", name)
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = b.Root, os.Stderr, os.Stderr
+	cmd.Dir, cmd.Stdout, cmd.Stderr = filepath.Join(b.Root, dir), os.Stderr, os.Stderr
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("build %s: %w", pkg, err)

@@ -153,8 +153,11 @@ func helloDeployment(labels map[string]string, replicas int32) *appsv1.Deploymen
 var freshConnections = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 
 // get fetches a URL with a short timeout and returns the body.
-func get(ctx context.Context, url string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+func get(ctx context.Context, url string) (string, error) { return getWithin(ctx, url, 3*time.Second) }
+
+// getWithin fetches a URL, giving up after timeout, and returns the body.
+func getWithin(ctx context.Context, url string, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {

@@ -66,6 +66,7 @@ func New(t *testing.T) *Framework {
 	}
 	f.Namespace = ns.Name
 	t.Cleanup(func() {
+		f.checkNoDNSWarnings()
 		if t.Failed() {
 			f.Dump(f.Namespace)
 			f.Dump(ProjectNamespace)
@@ -138,5 +139,18 @@ func (f *Framework) Eventually(timeout time.Duration, what string, condition fun
 	})
 	if err != nil {
 		f.t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
+	}
+}
+
+// checkNoDNSWarnings fails the test when the kubelet warned that a pod of its namespace had
+// no cluster DNS to use (MissingClusterDNS): every pod, launcher pods included, must get it.
+func (f *Framework) checkNoDNSWarnings() {
+	events, err := f.Kube.CoreV1().Events(f.Namespace).List(context.Background(), metav1.ListOptions{FieldSelector: "reason=MissingClusterDNS"})
+	if err != nil {
+		f.t.Logf("list events: %v", err)
+		return
+	}
+	for _, e := range events.Items {
+		f.t.Errorf("%s %s: %s: %s", e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message)
 	}
 }
