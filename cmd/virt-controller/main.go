@@ -3,7 +3,9 @@
 package main
 
 import (
+	"context"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
@@ -19,7 +21,7 @@ import (
 func main() {
 	kubeconfig := pflag.String("kubeconfig", "", "kubeconfig file (empty: in-cluster config)")
 	opts := manager.Options{}
-	pflag.StringVar(&opts.LauncherImage, "launcher-image", "vmctl/virt-launcher:devel", "image of the virt-launcher pods")
+	pflag.StringVar(&opts.LauncherImage, "launcher-image", "", "image of the virt-launcher pods (empty: the image of this pod's init container "+manager.LauncherImageContainer+")")
 	pflag.IntVar(&opts.Workers, "workers", 10, "concurrent syncs per controller: each VM waits on a few API round trips")
 	qps := pflag.Float32("kube-api-qps", 500, "sustained requests per second to the API server (about 6 writes start a VM)")
 	burst := pflag.Int("kube-api-burst", 1000, "request burst to the API server")
@@ -36,6 +38,14 @@ func main() {
 	}
 	config.QPS, config.Burst = *qps, *burst
 	kube := kubernetes.NewForConfigOrDie(config)
+	if opts.LauncherImage == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		opts.LauncherImage, err = manager.LauncherImageFromPod(ctx, kube, election.Namespace, election.Identity)
+		cancel()
+		if err != nil {
+			component.Exit(err)
+		}
+	}
 	m, err := manager.New(kube, versioned.NewForConfigOrDie(config), opts)
 	if err != nil {
 		component.Exit(err)
