@@ -3,8 +3,11 @@ SHELL := /bin/bash
 BINARIES := virt-controller virt-handler virt-launcher virt-api vmctl virtctl
 TOOLS_BIN := $(CURDIR)/_out/tools/bin
 export VMCTL_TOOLS_BIN := $(TOOLS_BIN)
+# Long test runs print each test's name and result as it ends (gotestsum, from the Go module
+# proxy, cached by Go after the first run).
+GOTESTSUM := go run gotest.tools/gotestsum@v1.13.0 --format testname --
 
-.PHONY: all build images generate verify lint unit fuzz integration e2e e2e-cluster test tools \
+.PHONY: all build images generate verify lint unit fuzz integration e2e e2e-cluster test test-preflight tools \
 	cluster-up cluster-down cluster-sync bench-controller bench bench-smoke demo bench-vmctl clean
 
 all: build
@@ -47,7 +50,7 @@ fuzz:
 
 ## integration: tests against a real kube-apiserver and etcd started per package
 integration: tools
-	go test -count=1 ./test/integration/...
+	$(GOTESTSUM) -count=1 ./test/integration/...
 
 ## cluster-up: a real single-node cluster on this machine, state in _cluster/ (NODES=n adds fake nodes)
 cluster-up:
@@ -63,7 +66,7 @@ cluster-sync:
 
 ## e2e: the end-to-end suite against a running cluster (KUBECONFIG, default _cluster/kubeconfig)
 e2e:
-	go test -tags e2e -count=1 -timeout 60m ./test/e2e/...
+	$(GOTESTSUM) -tags e2e -count=1 -timeout 60m ./test/e2e/...
 
 ## e2e-cluster: cluster-up, cluster-sync, e2e, cluster-down
 e2e-cluster:
@@ -89,8 +92,14 @@ demo:
 bench-vmctl:
 	go run ./test/bench/vmctl --runs $(or $(RUNS),5)
 
-## test: everything CI runs
-test: verify lint unit fuzz integration e2e-cluster bench-smoke
+## test: everything CI runs, on a cluster of its own (it refuses to start while this checkout's cluster is up)
+test: test-preflight verify lint unit fuzz integration e2e-cluster bench-smoke
+
+test-preflight:
+	@if hack/cluster/running.sh; then \
+	  echo "make test brings a local cluster up and down for itself, and this checkout's cluster is up" >&2; \
+	  echo "(make demo or make cluster-up). Leaving it alone: run make cluster-down first, or make e2e" >&2; \
+	  echo "to run the e2e suite against the cluster that is up." >&2; exit 1; fi
 
 clean:
 	rm -rf _out

@@ -14,12 +14,17 @@ export KUBECONFIG=$root/_cluster/kubeconfig
 out=_out/bench
 vms=${BENCH_VMS:-100}
 
-if [ "${BENCH_DOWN:-0}" = 1 ]; then
+if hack/cluster/running.sh; then
+  # A cluster that is up without the audit log cannot count writes, and restarting it would
+  # wipe the user's objects.
+  if ! grep -qa -- --audit-log-path "/proc/$(cat _cluster/pids/kube-apiserver.pid 2>/dev/null)/cmdline" 2>/dev/null; then
+    echo "make bench: the local cluster is up without the audit log that counts API writes;" >&2
+    echo "run make cluster-down first (make bench brings it up with AUDIT=1)" >&2
+    exit 1
+  fi
+  echo ">> the local cluster is already up: benchmarking on it and leaving it up"
+elif [ "${BENCH_DOWN:-0}" = 1 ]; then
   trap 'make --no-print-directory cluster-down' EXIT
-fi
-# A cluster that is up without the audit log cannot count writes: restart it with one.
-if [ -d _cluster/pids ] && [ ! -f _cluster/logs/audit.log ]; then
-  make --no-print-directory cluster-down
 fi
 AUDIT=1 make --no-print-directory cluster-up
 make --no-print-directory cluster-sync

@@ -29,6 +29,10 @@ for n in "${names[@]}"; do
   p=${pkg[$n]:?unknown tool $n}
   flags=(-trimpath)
   case $p in k8s.io/kubernetes/*) flags+=(-ldflags "$kube_ldflags") ;; esac
+  # A cold build of one Kubernetes binary takes minutes: say what is being built and how long
+  # it took, so a first run is not minutes of silence.
+  start=$SECONDS
   echo ">> building $n"
   CGO_ENABLED=0 go build "${flags[@]}" -o "$bin/$n" "$p"
+  echo ">> built $n in $((SECONDS - start))s"
 done

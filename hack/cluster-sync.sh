@@ -12,7 +12,7 @@ make --no-print-directory images
 hack/cluster/load-images.sh
 
 # The images keep their tag across builds, so pods of an earlier sync must be restarted.
-existed=$("$kubectl" -n $ns get deployment,daemonset -o name 2>/dev/null || true)
+mapfile -t existed < <("$kubectl" -n $ns get deployment,daemonset -o name 2>/dev/null || true)
 # The install as any cluster gets it, but for one node-specific value: virt-handler reaches
 # launcher pods' volumes under the kubelet's root directory, which is _cluster/kubelet here.
 overlay=$root/_out/manifests-local
@@ -27,8 +27,8 @@ patches:
       value: $root/_cluster/kubelet/pods
 EOF
 "$kubectl" apply -k "$overlay"
-if [ -n "$existed" ]; then
-  "$kubectl" -n $ns rollout restart $existed
+if [ ${#existed[@]} -gt 0 ]; then
+  "$kubectl" -n $ns rollout restart "${existed[@]}"
 fi
 for workload in deployment/virt-controller deployment/virt-api daemonset/virt-handler; do
   "$kubectl" -n $ns rollout status "$workload" --timeout=180s

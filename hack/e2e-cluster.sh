@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # The e2e part of `make test`: brings the local cluster up, deploys the project, runs the e2e
-# suite and brings the cluster down again, even when a step fails. KEEP_CLUSTER=1 leaves it up
-# for debugging.
+# suite and brings the cluster down again, even when a step fails. A cluster that was already
+# up (make demo, make cluster-up) is used and left up; KEEP_CLUSTER=1 also leaves a cluster
+# this script started up, for debugging.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
+keep=${KEEP_CLUSTER:-0}
+if hack/cluster/running.sh; then
+  echo ">> the local cluster is already up: testing against it and leaving it up"
+  keep=1
+fi
 down() {
   status=$?
-  if [ "${KEEP_CLUSTER:-0}" = 1 ]; then
-    echo "KEEP_CLUSTER=1: cluster left up; export KUBECONFIG=$root/_cluster/kubeconfig"
+  if [ "$keep" = 1 ]; then
+    echo ">> cluster left up: export KUBECONFIG=$root/_cluster/kubeconfig"
   else
     make --no-print-directory cluster-down || status=1
   fi
@@ -19,6 +25,6 @@ trap down EXIT
 
 timed() { local start=$SECONDS; "$@"; echo ">> $* took $((SECONDS - start))s"; }
 # Two tainted kwok fake nodes: the vmctl DaemonSet test counts one clone per node.
-timed make --no-print-directory cluster-up NODES=${NODES:-2}
+timed make --no-print-directory cluster-up NODES="${NODES:-2}"
 timed make --no-print-directory cluster-sync
 timed make --no-print-directory e2e

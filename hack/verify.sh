@@ -17,9 +17,20 @@ if [ $stale -ne 0 ]; then
   echo "generated files were stale and have been regenerated: review and commit them" >&2
   exit 1
 fi
-unformatted=$(gofmt -l $(git ls-files --cached --others --exclude-standard '*.go'))
+mapfile -t gofiles < <(git ls-files --cached --others --exclude-standard '*.go')
+unformatted=$(gofmt -l "${gofiles[@]}")
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:" >&2; echo "$unformatted" >&2
   exit 1
 fi
-echo "verify: generated code and CRDs are current"
+# The scripts: shellcheck from apt, installed on first use.
+if ! command -v shellcheck >/dev/null; then
+  echo ">> installing shellcheck" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends shellcheck >/dev/null ||
+    { apt-get update -q >/dev/null && apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends shellcheck >/dev/null; }
+fi
+mapfile -t scripts < <(git ls-files --cached --others --exclude-standard 'hack/*.sh' 'hack/images/guest/*' .ci/run |
+  while read -r f; do [ -f "$f" ] && head -1 "$f" | grep -Eq '^(#!.*sh|# shellcheck shell=)' && echo "$f"; done)
+shellcheck -x "${scripts[@]}"
+echo "verify: generated code and CRDs are current, Go code is gofmt-clean, scripts pass shellcheck"

@@ -16,11 +16,19 @@ install_packages() {
     { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
 }
 
+# The host's kernel settings the node changes; down.sh puts back the values saved here.
+HOST_SETTINGS=(/proc/sys/net/ipv4/ip_forward /proc/sys/net/bridge/bridge-nf-call-iptables)
+
 kernel_settings() {
   # Pods reach beyond the host, and Service traffic between pods on cni0 is DNATed, only with
   # forwarding on and bridged traffic passing through iptables.
-  echo 1 >/proc/sys/net/ipv4/ip_forward
   [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ] || modprobe br_netfilter 2>/dev/null ||
     die "bridged traffic does not pass iptables: load the br_netfilter module"
-  echo 1 >/proc/sys/net/bridge/bridge-nf-call-iptables
+  local saved=$CLUSTER/host-settings f
+  mkdir -p "$CLUSTER"
+  # Kept from the first up after a down: a second up must not save the values it set itself.
+  if [ ! -f "$saved" ]; then
+    for f in "${HOST_SETTINGS[@]}"; do echo "$f $(<"$f")"; done >"$saved"
+  fi
+  for f in "${HOST_SETTINGS[@]}"; do echo 1 >"$f"; done
 }

@@ -26,9 +26,9 @@ leftovers() {
   [ ${#procs[@]} -eq 0 ] || cat "${procs[@]}" 2>/dev/null || true
 }
 for _ in $(seq 50); do
-  left=$(leftovers | sort -u)
-  [ -n "$left" ] || break
-  kill -KILL $left 2>/dev/null || true
+  mapfile -t left < <(leftovers | sort -u)
+  [ ${#left[@]} -gt 0 ] || break
+  kill -KILL "${left[@]}" 2>/dev/null || true
   sleep 0.1
 done
 
@@ -73,6 +73,14 @@ for s in /run/containerd/s/*; do  # shim sockets nobody listens on any more
   grep -qF "$s" /proc/net/unix || rm -f "$s"
 done
 rmdir /run/containerd/s /run/containerd 2>/dev/null || true
+
+# The kernel settings up.sh changed, back to the values it found.
+if [ -f "$CLUSTER/host-settings" ]; then
+  while read -r f value; do
+    echo "$value" >"$f" 2>/dev/null || log "warning: could not restore $f to $value"
+  done <"$CLUSTER/host-settings"
+  rm -f "$CLUSTER/host-settings"
+fi
 
 # Runtime state of this cluster. --one-file-system: never delete through a mount left behind.
 [ -z "$(mounts "$CLUSTER")" ] || die "still mounted under $CLUSTER: $(mounts "$CLUSTER" | head -3)"
