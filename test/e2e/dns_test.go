@@ -26,17 +26,23 @@ func TestServicesResolveByName(t *testing.T) {
 	if _, err := f.Kube.AppsV1().Deployments(f.Namespace).Create(f.Context(), helloDeployment(labels, 1), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Kube.CoreV1().Services(f.Namespace).Create(f.Context(), &corev1.Service{
+	svc, err := f.Kube.CoreV1().Services(f.Namespace).Create(f.Context(), &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "hello"},
 		Spec: corev1.ServiceSpec{
 			Selector: labels,
 			Ports:    []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}},
 		},
-	}, metav1.CreateOptions{}); err != nil {
+	}, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	f.CreateVM(framework.TestGuestVM("resolver", v1.RunStrategyAlways))
 	f.WaitDeploymentReady(f.Namespace, "hello", 2*time.Minute)
+	// Names are the point here, not routing: wait until kube-proxy routes the Service.
+	f.Eventually(time.Minute, "the Service to answer at its ClusterIP", func(ctx context.Context) (bool, error) {
+		body, _ := get(ctx, "http://"+svc.Spec.ClusterIP+"/")
+		return strings.HasPrefix(body, "hello-"), nil
+	})
 	names := []string{"hello", "hello." + f.Namespace + ".svc.cluster.local"}
 
 	t.Run("pod", func(t *testing.T) {
@@ -59,6 +65,7 @@ func TestServicesResolveByName(t *testing.T) {
 				body, _ = getWithin(ctx, url, 20*time.Second)
 				return strings.Contains(body, "hello-"), nil
 			})
+			t.Logf("the guest's lookup of %s:\n%s", name, body)
 			if !strings.Contains(body, "search "+f.Namespace+".svc.cluster.local") {
 				t.Errorf("the guest's resolver has no cluster search domain:\n%s", body)
 			}

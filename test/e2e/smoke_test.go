@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,4 +173,33 @@ func getWithin(ctx context.Context, url string, timeout time.Duration) (string, 
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	return string(body), err
+}
+
+// TestKustomizeSetsTheLauncherImage: `kustomize edit set image vmctl/virt-launcher=...` on
+// an overlay of manifests/ reaches the image virt-controller gives launcher pods (it reads
+// it from its own pod's virt-launcher-image init container); the install here carries the
+// local build's launcher image there.
+func TestKustomizeSetsTheLauncherImage(t *testing.T) {
+	f := framework.New(t)
+	overlay := t.TempDir()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kustomization := "resources: [" + filepath.Join(root, "manifests") + "]\n" +
+		"images:\n- {name: vmctl/virt-launcher, newName: mirror/virt-launcher, newTag: v9}\n"
+	if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := f.Kubectl("kustomize", "--load-restrictor", "LoadRestrictionsNone", overlay); !strings.Contains(out, "image: mirror/virt-launcher:v9") {
+		t.Errorf("kubectl kustomize with images vmctl/virt-launcher=mirror/virt-launcher:v9 does not set it:\n%s", out)
+	}
+
+	d, err := f.Kube.AppsV1().Deployments(framework.ProjectNamespace).Get(f.Context(), "virt-controller", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Spec.Template.Spec.InitContainers) != 1 || d.Spec.Template.Spec.InitContainers[0].Image != "vmctl/virt-launcher:devel" {
+		t.Errorf("virt-controller's init containers %+v, want virt-launcher-image with vmctl/virt-launcher:devel", d.Spec.Template.Spec.InitContainers)
+	}
 }
