@@ -70,9 +70,11 @@ wait_for "one clone" 1 180 count vm -l vmctl.kubevirt.io/prototype=testvm
 wait_for "one instance" 1 180 count vmi -l vmctl.kubevirt.io/prototype=testvm
 run get deploy,pods,vm,vmi -o wide
 
-step "done; the cluster is still up"
+step "done; the cluster is still up. In your shell:"
 cat <<EOT
 export KUBECONFIG=$KUBECONFIG
+export PATH=$(dirname "$kubectl"):\$PATH
+kubectl get vm,vmi                                 # the clone left after 3 -> 1
 kubectl delete -f examples/vmctl-deployment.yaml   # its clones go with its pods
 make cluster-down
 EOT

@@ -16,8 +16,12 @@ install_packages() {
     { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
 }
 
-# The host's kernel settings the node changes; down.sh puts back the values saved here.
-HOST_SETTINGS=(/proc/sys/net/ipv4/ip_forward /proc/sys/net/bridge/bridge-nf-call-iptables)
+# The host's kernel settings the node changes: the two below, then the kubelet's tunables
+# (it sets them at start). down.sh puts back the values saved before the first up.
+FORWARDING=(/proc/sys/net/ipv4/ip_forward /proc/sys/net/bridge/bridge-nf-call-iptables)
+HOST_SETTINGS=("${FORWARDING[@]}" /proc/sys/vm/overcommit_memory /proc/sys/vm/panic_on_oom
+  /proc/sys/kernel/panic /proc/sys/kernel/panic_on_oops /proc/sys/kernel/keys/root_maxkeys
+  /proc/sys/kernel/keys/root_maxbytes)
 
 kernel_settings() {
   # Pods reach beyond the host, and Service traffic between pods on cni0 is DNATed, only with
@@ -30,5 +34,5 @@ kernel_settings() {
   if [ ! -f "$saved" ]; then
     for f in "${HOST_SETTINGS[@]}"; do echo "$f $(<"$f")"; done >"$saved"
   fi
-  for f in "${HOST_SETTINGS[@]}"; do echo 1 >"$f"; done
+  for f in "${FORWARDING[@]}"; do echo 1 >"$f"; done
 }
