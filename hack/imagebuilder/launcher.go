@@ -74,12 +74,19 @@ func (b *Builder) launcherImage() (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	// tini as PID 1 reaps exited qemu processes: domain teardown takes 0.2 s instead of ~2 s.
-	return withConfig(img, v1.Config{
-		Entrypoint: []string{"/usr/bin/tini", "--", "/usr/bin/virt-launcher"},
-		User:       "0:0",
-	})
+	return withConfig(img, launcherConfig)
 }
+
+// launcherConfig runs virt-launcher under tini: as PID 1 it reaps exited qemu processes, so
+// domain teardown takes 0.2 s instead of ~2 s.
+var launcherConfig = v1.Config{
+	Entrypoint: []string{"/usr/bin/tini", "--", "/usr/bin/virt-launcher"},
+	User:       "0:0",
+}
+
+// launcherConfigFiles are libvirt's configuration files, from hack/images/launcher to
+// /etc/libvirt.
+var launcherConfigFiles = []string{"qemu.conf", "libvirtd.conf", "libvirt.conf"}
 
 // launcherConfigLayer holds /etc/libvirt's configuration and /etc/passwd and /etc/group with
 // the libvirt-qemu entries added. passwd and group are whole files (a layer replaces files, it
@@ -87,7 +94,7 @@ func (b *Builder) launcherImage() (v1.Image, error) {
 func (b *Builder) launcherConfigLayer(basePath string) (v1.Layer, error) {
 	dir := filepath.Join(b.Root, launcherImageDir)
 	var files []File
-	for _, name := range []string{"qemu.conf", "libvirtd.conf", "libvirt.conf"} {
+	for _, name := range launcherConfigFiles {
 		f, err := fileFromDisk(filepath.Join(dir, name), "/etc/libvirt/"+name, 0o644)
 		if err != nil {
 			return nil, err

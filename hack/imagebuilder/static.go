@@ -14,6 +14,17 @@ import (
 // nonRoot is the user of components that need no privilege.
 const nonRoot = "65532:65532"
 
+// staticComponents are the components that run as a static binary alone in their image,
+// with the user each runs as. The Dockerfile has a target for each (dockerfile_test.go).
+var staticComponents = map[string]string{
+	"virt-controller": nonRoot,
+	"virt-api":        nonRoot,
+	"vmctl":           nonRoot,
+	"virtctl":         nonRoot,
+	// The node agent reaches launcher sockets and host paths that are root's.
+	"virt-handler": "0:0",
+}
+
 func init() {
 	// Small programs of the project's own, built here: the local cluster's pod sandbox and
 	// the e2e tests' web server.
@@ -22,14 +33,7 @@ func init() {
 	}
 	// The local cluster's DNS (hack/cluster/coredns.yaml), from its own pinned module.
 	register("coredns", func(b *Builder) (v1.Image, error) { return b.programImage("hack/tools/coredns", ".", "coredns") })
-	for binary, user := range map[string]string{
-		"virt-controller": nonRoot,
-		"virt-api":        nonRoot,
-		"vmctl":           nonRoot,
-		"virtctl":         nonRoot,
-		// The node agent reaches launcher sockets and host paths that are root's.
-		"virt-handler": "0:0",
-	} {
+	for binary, user := range staticComponents {
 		register(binary, func(b *Builder) (v1.Image, error) {
 			return b.staticImage(filepath.Join(b.Root, "_out", "bin", binary), binary, user)
 		})
