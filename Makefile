@@ -25,7 +25,7 @@ images: build
 generate:
 	hack/update-codegen.sh
 
-## verify: fail when generated code or CRDs are stale, or the code is not gofmt-clean
+## verify: fail when generated code or CRDs are stale, the code is not gofmt-clean, or a hack/ script fails shellcheck
 verify:
 	hack/verify.sh
 
