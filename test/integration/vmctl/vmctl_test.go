@@ -63,9 +63,10 @@ func TestVmctlWithTheExampleRole(t *testing.T) {
 	if clone.Spec.RunStrategy == nil || *clone.Spec.RunStrategy != v1.RunStrategyAlways || clone.Spec.Running != nil {
 		t.Errorf("clone runs with running=%v runStrategy=%v", clone.Spec.Running, clone.Spec.RunStrategy)
 	}
-	if e.event(context.Background(), vmctl.ReasonCloneCreated) == "" {
-		t.Errorf("no CloneCreated event")
-	}
+	// Events are recorded asynchronously, after the clone exists.
+	e.eventually("a CloneCreated event", func(ctx context.Context) bool {
+		return e.event(ctx, vmctl.ReasonCloneCreated) != ""
+	})
 
 	if err := stop(); err != nil {
 		t.Fatalf("vmctl exited with %v", err)
