@@ -26,9 +26,7 @@ fi
 # The scripts: shellcheck from apt, installed on first use.
 if ! command -v shellcheck >/dev/null; then
   echo ">> installing shellcheck" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends shellcheck >/dev/null ||
-    { apt-get update -q >/dev/null && apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends shellcheck >/dev/null; }
+  hack/apt-install.sh shellcheck
 fi
 mapfile -t scripts < <(git ls-files --cached --others --exclude-standard 'hack/*.sh' 'hack/images/guest/*' .ci/run |
   while read -r f; do [ -f "$f" ] && head -1 "$f" | grep -Eq '^(#!.*sh|# shellcheck shell=)' && echo "$f"; done)

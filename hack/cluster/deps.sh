@@ -11,9 +11,7 @@ install_packages() {
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   log "installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
-    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
+  "$ROOT/hack/apt-install.sh" "${missing[@]}"
 }
 
 # The host's kernel settings the node changes: the two below, then the kubelet's tunables

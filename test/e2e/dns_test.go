@@ -11,7 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/test/e2e/framework"
@@ -22,22 +21,9 @@ import (
 // search domains, as KubeVirt's masquerade binding gives them).
 func TestServicesResolveByName(t *testing.T) {
 	f := framework.New(t)
-	labels := map[string]string{"app": "hello"}
-	if _, err := f.Kube.AppsV1().Deployments(f.Namespace).Create(f.Context(), helloDeployment(labels, 1), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	svc, err := f.Kube.CoreV1().Services(f.Namespace).Create(f.Context(), &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "hello"},
-		Spec: corev1.ServiceSpec{
-			Selector: labels,
-			Ports:    []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The guest boots while the hello pod starts.
 	f.CreateVM(framework.TestGuestVM("resolver", v1.RunStrategyAlways))
-	f.WaitDeploymentReady(f.Namespace, "hello", 2*time.Minute)
+	svc := createHello(t, f, 1)
 	// Names are the point here, not routing: wait until kube-proxy routes the Service.
 	f.Eventually(time.Minute, "the Service to answer at its ClusterIP", func(ctx context.Context) (bool, error) {
 		body, _ := get(ctx, "http://"+svc.Spec.ClusterIP+"/")

@@ -60,23 +60,7 @@ func TestTheProjectsComponentsAreReady(t *testing.T) {
 // project-built image get IPs, and kube-proxy spreads a Service's traffic over them.
 func TestADeploymentIsReachedThroughAClusterIPService(t *testing.T) {
 	f := framework.New(t)
-	ctx := f.Context()
-	labels := map[string]string{"app": "hello"}
-	if _, err := f.Kube.AppsV1().Deployments(f.Namespace).Create(ctx, helloDeployment(labels, 2), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	svc, err := f.Kube.CoreV1().Services(f.Namespace).Create(ctx, &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "hello"},
-		Spec: corev1.ServiceSpec{
-			Selector: labels,
-			Ports:    []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WaitDeploymentReady(f.Namespace, "hello", 2*time.Minute)
-
+	svc := createHello(t, f, 2)
 	url := fmt.Sprintf("http://%s:80/", svc.Spec.ClusterIP)
 	answered := map[string]bool{}
 	f.Eventually(time.Minute, "both pods to answer on "+url, func(ctx context.Context) (bool, error) {
@@ -124,6 +108,28 @@ func TestOrphanDeleteLeavesTheReplicaSet(t *testing.T) {
 	if len(pods.Items) != 1 || pods.Items[0].DeletionTimestamp != nil || pods.Items[0].Status.Phase != corev1.PodRunning {
 		t.Errorf("want the orphaned pod still running, got %d pods: %+v", len(pods.Items), pods.Items)
 	}
+}
+
+// createHello creates the hello Deployment with that many replicas behind Service hello (port
+// 80), waits until its pods are ready and returns the Service.
+func createHello(t *testing.T, f *framework.Framework, replicas int32) *corev1.Service {
+	t.Helper()
+	labels := map[string]string{"app": "hello"}
+	if _, err := f.Kube.AppsV1().Deployments(f.Namespace).Create(f.Context(), helloDeployment(labels, replicas), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := f.Kube.CoreV1().Services(f.Namespace).Create(f.Context(), &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "hello"},
+		Spec: corev1.ServiceSpec{
+			Selector: labels,
+			Ports:    []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WaitDeploymentReady(f.Namespace, "hello", 2*time.Minute)
+	return svc
 }
 
 func helloDeployment(labels map[string]string, replicas int32) *appsv1.Deployment {
