@@ -72,14 +72,20 @@ RUN set -eu; \
     apt-get clean; \
     rm -rf /var/lib/apt/lists/* /tmp/launcher-packages
 # After the packages, so that these replace the files they ship.
-COPY hack/images/launcher/qemu.conf hack/images/launcher/libvirtd.conf hack/images/launcher/libvirt.conf /etc/libvirt/
-# libvirtd does not start without the libvirt-qemu user. libvirt-daemon-system would add it,
-# but the image does not install that package. 64055 is Debian's fixed id for it.
-RUN grep -q '^libvirt-qemu:' /etc/group || \
-      echo 'libvirt-qemu:x:64055:' >>/etc/group; \
-    grep -q '^libvirt-qemu:' /etc/passwd || \
-      echo 'libvirt-qemu:x:64055:64055:Libvirt Qemu,,,:/var/lib/libvirt:/usr/sbin/nologin' >>/etc/passwd
+COPY hack/images/launcher/qemu.conf hack/images/launcher/libvirtd.conf /etc/libvirt/
+# The pod's user, uid/gid 107 as in KubeVirt's launcher: libvirtd runs as its session daemon.
+RUN grep -q '^qemu:' /etc/group || \
+      echo 'qemu:x:107:' >>/etc/group; \
+    grep -q '^qemu:' /etc/passwd || \
+      echo 'qemu:x:107:107:qemu:/var/run/kubevirt-private/libvirt-home:/usr/sbin/nologin' >>/etc/passwd
 COPY --from=build /out/virt-launcher /usr/bin/virt-launcher
-USER 0:0
+# The session daemon's directories and socket (launcher/layout.LibvirtEnv).
+ENV HOME=/var/run/kubevirt-private/libvirt-home \
+    XDG_CONFIG_HOME=/var/run/kubevirt-private/libvirt-home/config \
+    XDG_CACHE_HOME=/var/run/kubevirt-private/libvirt-home/cache \
+    XDG_DATA_HOME=/var/run/kubevirt-private/libvirt-home/data \
+    XDG_RUNTIME_DIR=/var/run/kubevirt-private/libvirt-home/run \
+    LIBVIRT_DEFAULT_URI=qemu:///session?socket=/var/run/kubevirt-private/libvirt/libvirt-sock
+USER 107:107
 # tini as PID 1 reaps exited QEMU processes, so tearing down a domain is prompt.
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/bin/virt-launcher"]

@@ -15,6 +15,7 @@ hack/cluster/load-images.sh
 mapfile -t existed < <("$kubectl" -n $ns get deployment,daemonset -o name 2>/dev/null || true)
 # The install as any cluster gets it, but for one node-specific value: virt-handler reaches
 # launcher pods' volumes under the kubelet's root directory, which is _cluster/kubelet here.
+# (The kubelet's device-plugins directory is /var/lib/kubelet/device-plugins whatever its root.)
 overlay=$root/_out/manifests-local
 mkdir -p "$overlay"
 cat >"$overlay/kustomization.yaml" <<EOF

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -16,6 +17,7 @@ import (
 	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
+	"github.com/vmctl/vmctl/handler/podnet"
 )
 
 // ControllerName is the loop's name in logs and metrics.
@@ -34,10 +36,14 @@ type Options struct {
 	NodeName string
 	// KubeletRoot is the kubelet's root directory as the handler sees it (its pods/ below).
 	KubeletRoot string
-	// DomainType is the libvirt domain type, from handler/kvm.Select.
-	DomainType string
+	// AllowEmulation lets guests whose launcher pod has no /dev/kvm (it requested no
+	// devices.kubevirt.io/kvm) run under QEMU's emulator (TCG).
+	AllowEmulation bool
 	// Dial connects to a launcher's libvirtd; nil is DialLibvirt.
 	Dial Dialer
+	// PlumbNetwork makes the masquerade binding's links and NAT in the network namespace of
+	// the launcher's libvirtd, process pid of pod podUID; nil is podnet.Setup.
+	PlumbNetwork func(pid int, podUID types.UID) error
 }
 
 // Controller runs the domains of the instances scheduled to its node, one sync per instance.
@@ -64,6 +70,9 @@ func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer
 	}
 	if opts.Dial == nil {
 		opts.Dial = DialLibvirt
+	}
+	if opts.PlumbNetwork == nil {
+		opts.PlumbNetwork = podnet.Setup
 	}
 	c := &Controller{
 		virt:      virt,

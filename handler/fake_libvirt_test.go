@@ -110,6 +110,11 @@ func (f *fakeLibvirt) LifecycleEvents(ctx context.Context) (<-chan LifecycleEven
 
 func (f *fakeLibvirt) Disconnected() <-chan struct{} { return f.gone }
 
+// fakePeerPID is the fake libvirtd's process.
+const fakePeerPID = 4242
+
+func (f *fakeLibvirt) PeerPID() int { return fakePeerPID }
+
 func (f *fakeLibvirt) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -53,7 +54,7 @@ func ensureEmptyDisk(root *os.Root, rel string, size int64) error {
 // createOnce creates rel with fill, unless a regular file is there already. It writes a
 // temporary file and renames it, so a file that exists is complete. Everything goes through
 // root, which keeps the privileged handler inside the pod's directory whatever symlinks the pod
-// planted.
+// planted. The file belongs to the pod's user, as whom QEMU opens it.
 func createOnce(root *os.Root, rel string, fill func(*os.File) error) error {
 	exists, err := regularFile(root, rel)
 	if err != nil || exists {
@@ -68,7 +69,7 @@ func createOnce(root *os.Root, rel string, fill func(*os.File) error) error {
 	if err != nil {
 		return err
 	}
-	if err := fill(f); err != nil {
+	if err := errors.Join(f.Chown(layout.LauncherUID, layout.LauncherGID), fill(f)); err != nil {
 		_ = f.Close()
 		_ = root.Remove(tmp)
 		return err

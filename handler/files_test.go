@@ -38,6 +38,10 @@ func TestWriteFiles(t *testing.T) {
 	if blocks := fi.Sys().(*syscall.Stat_t).Blocks; blocks != 0 {
 		t.Errorf("emptyDisk is not sparse: %d blocks", blocks)
 	}
+	// QEMU runs as the pod's user and writes the disk.
+	if st := fi.Sys().(*syscall.Stat_t); st.Uid != layout.LauncherUID || st.Gid != layout.LauncherGID {
+		t.Errorf("emptyDisk owned by %d:%d, want the launcher's user", st.Uid, st.Gid)
+	}
 	iso, err := os.ReadFile(filepath.Join(dir, "vmi-disks", "cloudinit", "noCloud.iso"))
 	if err != nil {
 		t.Fatal(err)

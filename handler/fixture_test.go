@@ -21,6 +21,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned/fake"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 const (
@@ -40,6 +41,9 @@ type fixture struct {
 	pods     cache.Indexer
 	dials    int
 	notReady bool
+	// plumbed records each network plumbing as pid/podUID; plumbErr fails it.
+	plumbed  []string
+	plumbErr error
 }
 
 // newFixture builds a controller over informers holding vmi and pods, a fake libvirt and a
@@ -50,7 +54,11 @@ func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Po
 	virtInformers := informers.NewSharedInformerFactory(f.virt, 0)
 	kubeInformers := kubeinformers.NewSharedInformerFactory(kube, 0)
 	c, err := New(f.virt, virtInformers.Kubevirt().V1().VirtualMachineInstances(), kubeInformers.Core().V1().Pods(), f.recorder, Options{
-		NodeName: testNode, KubeletRoot: f.root, DomainType: "qemu",
+		NodeName: testNode, KubeletRoot: f.root, AllowEmulation: true,
+		PlumbNetwork: func(pid int, podUID types.UID) error {
+			f.plumbed = append(f.plumbed, fmt.Sprintf("%d/%s", pid, podUID))
+			return f.plumbErr
+		},
 		Dial: func(_ context.Context, dir string) (Libvirt, error) {
 			f.dials++
 			if f.notReady {
@@ -69,6 +77,10 @@ func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Po
 	for _, p := range pods {
 		_ = f.pods.Add(p)
 		if err := os.MkdirAll(PrivateDir(f.root, p.UID), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// The launcher serves the guest's network, unless a test removes this.
+		if err := os.WriteFile(filepath.Join(PrivateDir(f.root, p.UID), layout.NetworkReadyRel), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

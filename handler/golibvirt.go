@@ -22,19 +22,22 @@ const (
 )
 
 // DialLibvirt is the real Dialer: it connects to <privateDir>/libvirt/libvirt-sock (see
-// dialLauncherSocket for why not by path) and opens qemu:///system on it.
+// dialLauncherSocket for why not by path) and opens qemu:///session on it (the launcher's libvirtd is its user's session daemon).
 func DialLibvirt(_ context.Context, privateDir string) (Libvirt, error) {
 	conn, err := dialLauncherSocket(privateDir, layout.SocketRel)
 	if err != nil {
 		return nil, err
 	}
 	l := libvirt.NewWithDialer(dialers.NewAlreadyConnected(conn))
-	if err := l.ConnectToURI(libvirt.QEMUSystem); err != nil {
+	if err := l.ConnectToURI(libvirt.QEMUSession); err != nil {
 		_ = conn.Close()
 		return nil, fmt.Errorf("%w: connecting to libvirt: %v", ErrSocketNotReady, err)
 	}
 	return &goLibvirt{l: l, conn: conn}, nil
 }
+
+// PeerPID is the pid libvirtd had when it accepted the connection.
+func (g *goLibvirt) PeerPID() int { return peerPID(g.conn) }
 
 // goLibvirt is Libvirt over go-libvirt.
 type goLibvirt struct {

@@ -28,6 +28,9 @@ type Libvirt interface {
 	LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error)
 	// Disconnected is closed once the connection is lost or closed.
 	Disconnected() <-chan struct{}
+	// PeerPID is the process ID of the libvirtd at the other end as this node sees it (the
+	// socket's peer credentials; the handler runs in the host's PID namespace), 0 if unknown.
+	PeerPID() int
 	// Close ends the connection.
 	Close() error
 }

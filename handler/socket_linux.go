@@ -53,3 +53,22 @@ func dialLauncherSocket(dir, rel string) (net.Conn, error) {
 	}
 	return conn, nil
 }
+
+// peerPID reads the socket's SO_PEERCRED; 0 when it is not a unix socket or unreadable.
+func peerPID(conn net.Conn) int {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return 0
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pid := 0
+	_ = raw.Control(func(fd uintptr) {
+		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
+			pid = int(cred.Pid)
+		}
+	})
+	return pid
+}

@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -9,6 +10,8 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/handler/domain"
+	"github.com/vmctl/vmctl/handler/kvm"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // Event reasons on instances, besides the failure reasons in status.go.
@@ -17,10 +20,15 @@ const (
 	ReasonStarted = "Started"
 )
 
-// createDomain writes the instance's files into its pod, converts it and defines and starts
-// its domain. A spec the node cannot run gives a specError.
+// createDomain plumbs the pod network, writes the instance's files into its pod, converts it
+// and defines and starts its domain. A spec the node cannot run gives a specError; a launcher
+// not yet serving its guest's network gives errNetworkNotReady.
 func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, lv Libvirt) (DomainStatus, error) {
 	if err := requirePodClaims(vmi, pod); err != nil {
+		return DomainStatus{}, err
+	}
+	domainType, err := c.domainType(pod)
+	if err != nil {
 		return DomainStatus{}, err
 	}
 	root, err := os.OpenRoot(PrivateDir(c.opts.KubeletRoot, pod.UID))
@@ -28,7 +36,10 @@ func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 		return DomainStatus{}, fmt.Errorf("the launcher pod's private directory: %w", err)
 	}
 	defer root.Close()
-	env, err := buildEnvironment(vmi, root, c.opts.DomainType)
+	if err := c.plumbNetwork(vmi, pod, lv, root); err != nil {
+		return DomainStatus{}, err
+	}
+	env, err := buildEnvironment(vmi, root, domainType)
 	if err != nil {
 		return DomainStatus{}, err
 	}
@@ -48,6 +59,43 @@ func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 	}
 	c.recorder.Eventf(vmi, corev1.EventTypeNormal, ReasonDefined, "Defined domain %s (type %s)", dom.Name, dom.Type)
 	return c.startDomain(vmi, lv)
+}
+
+// domainType is kvm when the launcher pod holds /dev/kvm from the device plugin, else qemu
+// (TCG) where this node allows emulation.
+func (c *Controller) domainType(pod *corev1.Pod) (string, error) {
+	for _, ctr := range pod.Spec.Containers {
+		if _, ok := ctr.Resources.Limits[layout.KVMResource]; ok {
+			return kvm.TypeKVM, nil
+		}
+	}
+	if !c.opts.AllowEmulation {
+		return "", invalidSpec("the launcher pod has no /dev/kvm (it requests no %s: virt-controller runs with --use-emulation) and this node does not allow emulation (virt-handler --allow-emulation)", layout.KVMResource)
+	}
+	return kvm.TypeQEMU, nil
+}
+
+// errNetworkNotReady means the launcher does not serve its guest's DHCP yet: the domain waits,
+// so the guest's first request is answered.
+var errNetworkNotReady = errors.New("the launcher is not serving the guest's network yet")
+
+// plumbNetwork makes the masquerade binding in the pod's network namespace (the launcher's
+// user may not), found through the launcher's libvirtd: the process behind the socket.
+func (c *Controller) plumbNetwork(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, lv Libvirt, root *os.Root) error {
+	if !vmi.Spec.HasPodInterface() {
+		return nil
+	}
+	// The launcher says it serves DHCP only after it saw the bridge: then it is plumbed.
+	if ready, err := regularFile(root, layout.NetworkReadyRel); err != nil || ready {
+		return err
+	}
+	if err := c.opts.PlumbNetwork(lv.PeerPID(), pod.UID); err != nil {
+		return fmt.Errorf("setting up the pod network: %w", err)
+	}
+	if ready, err := regularFile(root, layout.NetworkReadyRel); err != nil || ready {
+		return err
+	}
+	return errNetworkNotReady
 }
 
 // startDomain starts the defined domain and returns its state afterwards.

@@ -86,6 +86,11 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 	case err == nil && vmi.Status.Phase == v1.Scheduled && neverRan(st):
 		st, err = c.startDomain(vmi, lv)
 	}
+	if errors.Is(err, errNetworkNotReady) {
+		klog.V(2).InfoS("waiting for the launcher to serve the guest's network", "vmi", klog.KObj(vmi))
+		c.queue.AddAfter(cache.MetaObjectToName(cached).String(), c.waits.When(cache.MetaObjectToName(cached).String()))
+		return nil
+	}
 	if connectionLost(lv, err) {
 		klog.V(2).InfoS("launcher libvirt went away", "vmi", klog.KObj(vmi), "err", err)
 		return c.reportLastStop(ctx, cached, pod)

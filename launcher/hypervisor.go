@@ -32,7 +32,7 @@ type libvirtConn struct {
 // connectLibvirt opens a connection to the libvirtd behind socket.
 func connectLibvirt(socket string) (*libvirtConn, error) {
 	l := libvirt.NewWithDialer(dialers.NewLocal(dialers.WithSocket(socket), dialers.WithLocalTimeout(5*time.Second)))
-	if err := l.ConnectToURI(libvirt.QEMUSystem); err != nil {
+	if err := l.ConnectToURI(libvirt.QEMUSession); err != nil {
 		return nil, fmt.Errorf("connect to libvirtd at %s: %w", socket, err)
 	}
 	return &libvirtConn{l: l}, nil

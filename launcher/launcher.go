@@ -33,8 +33,11 @@ type Config struct {
 	Network string
 	// PrivateDir holds libvirt/libvirt-sock and console.log.
 	PrivateDir string
-	// Libvirtd is the daemon's binary.
-	Libvirtd string
+	// Libvirtd is the daemon's binary; LibvirtdConf its configuration file, and QEMUConf the
+	// QEMU driver's, which a session daemon reads from its XDG_CONFIG_HOME.
+	Libvirtd, LibvirtdConf, QEMUConf string
+	// NetworkWait bounds the wait for virt-handler to plumb the pod network.
+	NetworkWait time.Duration
 	// SocketTimeout bounds the wait for libvirtd's socket.
 	SocketTimeout time.Duration
 }
@@ -54,38 +57,23 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	domain := layout.DomainName(cfg.Namespace, cfg.Name)
 	klog.InfoS("virt-launcher starting", "domain", domain, "uid", cfg.UID, "gracePeriod", cfg.GracePeriod, "network", cfg.Network)
 
+	if cfg.Network != NetworkMasquerade && cfg.Network != NetworkNone {
+		return 1, fmt.Errorf("--network %q: want %q or %q", cfg.Network, NetworkMasquerade, NetworkNone)
+	}
 	reaper, err := NewReaper()
 	if err != nil {
 		return 1, err
 	}
 	defer reaper.Stop()
 
-	// The network first: the handler starts the domain as soon as the socket is up, and
-	// QEMU then opens the tap.
-	switch cfg.Network {
-	case NetworkMasquerade:
-		hostname := cfg.Hostname
-		if hostname == "" {
-			hostname = cfg.Name
-		}
-		m, err := network.SetupMasquerade(network.DefaultConfig(hostname))
-		if err != nil {
-			return 1, fmt.Errorf("masquerade network: %w", err)
-		}
-		defer m.Close()
-	case NetworkNone:
-	default:
-		return 1, fmt.Errorf("--network %q: want %q or %q", cfg.Network, NetworkMasquerade, NetworkNone)
-	}
-
 	// libvirtd creates its socket but not the directory, which the private emptyDir hides.
 	// The sockets take no authentication (libvirtd.conf), so the directory is the access
-	// control: root only (the handler is root on the node).
+	// control: the pod's user only (the handler is root on the node).
 	socket := SocketPath(cfg.PrivateDir)
 	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
 		return 1, err
 	}
-	daemon, err := startLibvirtd(reaper, cfg.Libvirtd)
+	daemon, err := startLibvirtd(reaper, cfg)
 	if err != nil {
 		return 1, err
 	}
@@ -101,6 +89,27 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	}
 	defer conn.Close()
 	klog.InfoS("connected to libvirtd", "socket", socket, "after", time.Since(start).Round(time.Millisecond))
+
+	// virt-handler plumbs the pod network once libvirtd's socket is up (it finds the pod's
+	// network namespace through it), and starts the domain once the guest's DHCP is served.
+	if cfg.Network == NetworkMasquerade {
+		hostname := cfg.Hostname
+		if hostname == "" {
+			hostname = cfg.Name
+		}
+		m, err := network.ServeGuest(ctx, network.DefaultConfig(hostname, cfg.NetworkWait))
+		if ctx.Err() != nil {
+			klog.InfoS("SIGTERM before the pod network was ready, exiting")
+			return 0, nil
+		}
+		if err != nil {
+			return 1, fmt.Errorf("masquerade network: %w", err)
+		}
+		defer m.Close()
+		if err := os.WriteFile(filepath.Join(cfg.PrivateDir, layout.NetworkReadyRel), nil, 0o644); err != nil {
+			return 1, err
+		}
+	}
 
 	stopConsole := make(chan struct{})
 	consoleDone := followConsole(ConsoleLogPath(cfg.PrivateDir), os.Stdout, 100*time.Millisecond, stopConsole)

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // libvirtd is the pod's libvirt daemon, a child of the launcher.
@@ -17,17 +21,51 @@ type libvirtd struct {
 }
 
 // startLibvirtd runs libvirtd in the foreground (no --daemon: it stays our child, so we learn
-// when it dies) with its output on our stderr, where kubectl logs shows it. Its configuration
-// is the image's /etc/libvirt/libvirtd.conf, which puts the socket in the shared directory.
-func startLibvirtd(r *Reaper, binary string) (*libvirtd, error) {
-	cmd := exec.Command(binary)
+// when it dies) with its output on our stderr, where kubectl logs shows it. It is a session
+// daemon of the pod's unprivileged user (qemu:///session): its configuration is
+// cfg.LibvirtdConf, which puts the socket in the shared directory, and its per-user
+// directories are those of layout.LibvirtEnv, in the pod's private emptyDir.
+func startLibvirtd(r *Reaper, cfg Config) (*libvirtd, error) {
+	env := layout.LibvirtEnv()
+	if err := prepareSessionDirs(env, cfg.QEMUConf); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(cfg.Libvirtd, "--config", cfg.LibvirtdConf)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	exited, err := r.Start(cmd)
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", binary, err)
+		return nil, fmt.Errorf("start %s: %w", cfg.Libvirtd, err)
 	}
 	klog.InfoS("started libvirtd", "pid", cmd.Process.Pid)
 	return &libvirtd{pid: cmd.Process.Pid, exited: exited}, nil
+}
+
+// prepareSessionDirs creates HOME and the XDG directories named in env, and puts qemuConf where
+// a session daemon reads the QEMU driver's configuration: $XDG_CONFIG_HOME/libvirt/qemu.conf.
+func prepareSessionDirs(env []string, qemuConf string) error {
+	var configHome string
+	for _, kv := range env {
+		name, dir, _ := strings.Cut(kv, "=")
+		if name != "HOME" && !strings.HasPrefix(name, "XDG_") {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if name == "XDG_CONFIG_HOME" {
+			configHome = dir
+		}
+	}
+	conf, err := os.ReadFile(qemuConf)
+	if err != nil {
+		return err
+	}
+	dst := filepath.Join(configHome, "libvirt", "qemu.conf")
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, conf, 0o600)
 }
 
 // connectWhenReady connects to libvirtd as soon as it accepts connections. The socket file

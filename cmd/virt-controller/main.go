@@ -14,6 +14,7 @@ import (
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/controller/manager"
+	"github.com/vmctl/vmctl/launcher/layout"
 	"github.com/vmctl/vmctl/pkg/component"
 	"github.com/vmctl/vmctl/pkg/health"
 )
@@ -22,6 +23,7 @@ func main() {
 	kubeconfig := pflag.String("kubeconfig", "", "kubeconfig file (empty: in-cluster config)")
 	opts := manager.Options{}
 	pflag.StringVar(&opts.LauncherImage, "launcher-image", "", "image of the virt-launcher pods (empty: the image of this pod's init container "+manager.LauncherImageContainer+")")
+	pflag.BoolVar(&opts.UseEmulation, "use-emulation", false, "run guests under QEMU's emulator (TCG): launcher pods request no /dev/kvm ("+layout.KVMResource+"), for nodes whose KVM is unusable (virt-handler needs --allow-emulation)")
 	pflag.IntVar(&opts.Workers, "workers", 10, "concurrent syncs per controller: each VM waits on a few API round trips")
 	qps := pflag.Float32("kube-api-qps", 500, "sustained requests per second to the API server (about 6 writes start a VM)")
 	burst := pflag.Int("kube-api-burst", 1000, "request burst to the API server")

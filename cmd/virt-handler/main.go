@@ -14,6 +14,7 @@ import (
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/handler"
+	"github.com/vmctl/vmctl/handler/deviceplugin"
 	"github.com/vmctl/vmctl/handler/kvm"
 	"github.com/vmctl/vmctl/pkg/component"
 	"github.com/vmctl/vmctl/pkg/health"
@@ -23,7 +24,8 @@ func main() {
 	kubeconfig := pflag.String("kubeconfig", "", "kubeconfig file (empty: in-cluster config)")
 	nodeName := pflag.String("node-name", os.Getenv("NODE_NAME"), "this node's name (default $NODE_NAME)")
 	kubeletRoot := pflag.String("kubelet-root", "/var/lib/kubelet", "the kubelet's root directory, as mounted in this container")
-	allowEmulation := pflag.Bool("allow-emulation", false, "run guests with QEMU's software emulator (TCG) when KVM is unusable")
+	allowEmulation := pflag.Bool("allow-emulation", false, "run guests whose launcher pod has no /dev/kvm with QEMU's software emulator (TCG)")
+	devicePluginDir := pflag.String("device-plugin-dir", "/var/lib/kubelet/device-plugins", "the kubelet's device plugin directory (kubelet.sock), as mounted in this container")
 	healthAddr := pflag.String("health-addr", ":8080", "address of /healthz, /readyz and /metrics")
 	workers := pflag.Int("workers", 3, "concurrent instance syncs")
 	component.ParseFlags()
@@ -31,20 +33,17 @@ func main() {
 	if *nodeName == "" {
 		component.Exit(fmt.Errorf("no node name: set --node-name or $NODE_NAME"))
 	}
-	domainType, reason, err := kvm.Select(*allowEmulation)
-	if err != nil {
-		component.Exit(err)
-	}
-	klog.InfoS("domain type selected", "type", domainType, "probe", reason)
+	kvmUsable, reason := kvm.Usable()
+	klog.InfoS("KVM probe", "usable", kvmUsable, "reason", reason, "allowEmulation", *allowEmulation)
 
 	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {
 		component.Exit(err)
 	}
 	agent, err := handler.NewAgent(kubernetes.NewForConfigOrDie(config), versioned.NewForConfigOrDie(config), handler.Options{
-		NodeName:    *nodeName,
-		KubeletRoot: *kubeletRoot,
-		DomainType:  domainType,
+		NodeName:       *nodeName,
+		KubeletRoot:    *kubeletRoot,
+		AllowEmulation: *allowEmulation,
 	}, *workers)
 	if err != nil {
 		component.Exit(err)
@@ -52,5 +51,8 @@ func main() {
 	g, ctx := errgroup.WithContext(component.SignalContext())
 	g.Go(func() error { return health.Serve(ctx, *healthAddr, agent.Ready) })
 	g.Go(func() error { return agent.Run(ctx) })
+	g.Go(func() error {
+		return deviceplugin.Run(ctx, *devicePluginDir, handler.NodeDevices(kvmUsable, handler.HostHas))
+	})
 	component.Exit(g.Wait())
 }

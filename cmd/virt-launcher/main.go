@@ -80,9 +80,12 @@ func rootCommand() *cobra.Command {
 	f.StringVar(&cfg.UID, "uid", "", "the VirtualMachineInstance's UID (for logs)")
 	f.Int64Var(&grace, "grace-period", 30, "seconds the guest may take to shut down after SIGTERM before it is destroyed; 0 destroys at once")
 	f.StringVar(&cfg.Hostname, "hostname", "", "hostname DHCP offers the guest (default: --name)")
-	f.StringVar(&cfg.Network, "network", launcher.NetworkMasquerade, "pod network binding: masquerade (tap0 on k6t-br0, NAT, DHCP) or none")
+	f.StringVar(&cfg.Network, "network", launcher.NetworkMasquerade, "pod network binding: masquerade (DHCP for the guest on k6t-br0, which virt-handler makes with tap0 and the NAT) or none")
 	f.StringVar(&cfg.PrivateDir, "private-dir", layout.PrivateDir, "the pod's private directory (libvirt socket, console log)")
 	f.StringVar(&cfg.Libvirtd, "libvirtd", "/usr/sbin/libvirtd", "libvirtd binary")
+	f.StringVar(&cfg.LibvirtdConf, "libvirtd-conf", "/etc/libvirt/libvirtd.conf", "libvirtd's configuration file")
+	f.StringVar(&cfg.QEMUConf, "qemu-conf", "/etc/libvirt/qemu.conf", "libvirt's QEMU driver configuration, copied into the session daemon's XDG_CONFIG_HOME")
+	f.DurationVar(&cfg.NetworkWait, "network-timeout", 4*time.Minute, "how long virt-handler may take to plumb the pod network (masquerade)")
 	f.DurationVar(&cfg.SocketTimeout, "socket-timeout", time.Minute, "how long libvirtd may take to open its socket")
 
 	root.AddCommand(&cobra.Command{

@@ -34,6 +34,8 @@ const Component = "virt-controller"
 type Options struct {
 	// LauncherImage is the image of every launcher pod.
 	LauncherImage string
+	// UseEmulation runs every guest under QEMU's emulator: launcher pods request no /dev/kvm.
+	UseEmulation bool
 	// Workers is the number of concurrent syncs per controller (default 3).
 	Workers int
 }
@@ -81,7 +83,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine controller: %w", err)
 	}
-	vmiController, err := vmi.New(kube, virt, vmis, pods, recorder, vmi.PodConfig{LauncherImage: opts.LauncherImage})
+	vmiController, err := vmi.New(kube, virt, vmis, pods, recorder, vmi.PodConfig{LauncherImage: opts.LauncherImage, UseEmulation: opts.UseEmulation})
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine instance controller: %w", err)
 	}

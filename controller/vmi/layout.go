@@ -20,11 +20,28 @@ const (
 	toolsBinary = toolsDir + "/virt-launcher"
 )
 
-// launcherCapabilities are what libvirtd and QEMU need in an unprivileged pod (spawning QEMU
-// as root: SETPCAP, SETUID, SETGID, DAC_OVERRIDE) plus what masquerade networking needs (a
-// tap device: NET_ADMIN, MKNOD; the guest's DHCP server on port 67: NET_BIND_SERVICE), as
-// measured in ../shared/notes/launcher-pod.md.
-var launcherCapabilities = []corev1.Capability{"NET_ADMIN", "MKNOD", "NET_BIND_SERVICE", "SETPCAP", "SETUID", "SETGID", "DAC_OVERRIDE"}
+// podSecurityContext makes every container of the pod run as the launcher's unprivileged user
+// (KubeVirt's 107) with the runtime's default seccomp profile: libvirt runs as that user's
+// session daemon and QEMU as that user, so the pod passes Pod Security "restricted". fsGroup
+// makes the pod's volumes writable for it.
+func podSecurityContext() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{
+		RunAsUser:      ptr.To(int64(layout.LauncherUID)),
+		RunAsGroup:     ptr.To(int64(layout.LauncherGID)),
+		RunAsNonRoot:   ptr.To(true),
+		FSGroup:        ptr.To(int64(layout.LauncherGID)),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+// containerSecurityContext is every container's: no capability at all (what needs one, the
+// pod network, virt-handler does from the node) and no way to gain any.
+func containerSecurityContext() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+}
 
 // launcherArgs tell the launcher which domain it runs, how long a shutdown may take, and
 // whether the guest has a masquerade NIC to wire (the only pod network binding supported).
@@ -35,10 +52,8 @@ func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 		args = append(args, "--hostname", vmi.Spec.Hostname)
 	}
 	network := "none"
-	for _, iface := range vmi.Spec.Domain.Devices.Interfaces {
-		if iface.Masquerade != nil {
-			network = "masquerade"
-		}
+	if vmi.Spec.HasPodInterface() {
+		network = "masquerade"
 	}
 	return append(args, "--network", network)
 }
@@ -92,10 +107,11 @@ var (
 // first, then every containerDisk and the kernelBoot files, each from its own image.
 func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Container {
 	containers := []corev1.Container{{
-		Name:         "tools",
-		Image:        cfg.LauncherImage,
-		Command:      []string{"cp", "/usr/bin/virt-launcher", toolsBinary},
-		VolumeMounts: []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
+		Name:            "tools",
+		Image:           cfg.LauncherImage,
+		Command:         []string{"cp", "/usr/bin/virt-launcher", toolsBinary},
+		VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
+		SecurityContext: containerSecurityContext(),
 	}}
 	for _, vol := range vmi.Spec.Volumes {
 		cd := vol.ContainerDisk
@@ -132,10 +148,7 @@ func copier(name, image string, pull corev1.PullPolicy, command []string) corev1
 		ImagePullPolicy: pull,
 		Command:         command,
 		VolumeMounts:    []corev1.VolumeMount{privateMount, toolsMount},
-		SecurityContext: &corev1.SecurityContext{
-			AllowPrivilegeEscalation: ptr.To(false),
-			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-		},
+		SecurityContext: containerSecurityContext(),
 	}
 }
 

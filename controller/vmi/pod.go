@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // LauncherOverhead is the memory a launcher pod needs beyond the guest's RAM: libvirtd
@@ -24,6 +25,9 @@ const shutdownMargin = 15
 type PodConfig struct {
 	// LauncherImage runs libvirt and QEMU.
 	LauncherImage string
+	// UseEmulation runs guests under QEMU's emulator (TCG): launcher pods request no
+	// /dev/kvm, so they fit nodes whose KVM is unusable (KubeVirt's useEmulation).
+	UseEmulation bool
 }
 
 // RenderLauncherPod is the pod that runs an instance: owned by it, carrying its labels (so a
@@ -64,7 +68,7 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 			Hostname:                      vmi.Spec.Hostname,
 			AutomountServiceAccountToken:  ptr.To(false),
 			ImagePullSecrets:              pullSecrets(vmi),
-			SecurityContext:               &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+			SecurityContext:               podSecurityContext(),
 			Volumes:                       podVolumes(vmi),
 			InitContainers:                initContainers(vmi, cfg),
 			Containers: []corev1.Container{{
@@ -72,13 +76,11 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 				Image:           cfg.LauncherImage,
 				ImagePullPolicy: corev1.PullIfNotPresent,
 				Args:            launcherArgs(vmi, grace),
-				Resources:       launcherResources(vmi),
+				Resources:       launcherResources(vmi, cfg),
 				VolumeMounts:    computeMounts(vmi),
-				SecurityContext: &corev1.SecurityContext{
-					RunAsUser:    ptr.To(int64(0)),
-					RunAsNonRoot: ptr.To(false),
-					Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}, Add: launcherCapabilities},
-				},
+				SecurityContext: containerSecurityContext(),
+				// A launcher that fails before its domain runs says why in its last log lines.
+				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 			}},
 		},
 	}
@@ -86,8 +88,9 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 
 // launcherResources requests the guest's memory plus the overhead, and passes CPU requests and
 // any limits through. Without a memory limit set by the user, none is set: a limit too tight
-// gets QEMU OOM-killed.
-func launcherResources(vmi *v1.VirtualMachineInstance) corev1.ResourceRequirements {
+// gets QEMU OOM-killed. The devices the guest needs are extended resources of virt-handler's
+// device plugins (limits only: requests follow them).
+func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.ResourceRequirements {
 	r := vmi.Spec.Domain.Resources
 	out := corev1.ResourceRequirements{Requests: r.Requests.DeepCopy(), Limits: r.Limits.DeepCopy()}
 	if out.Requests == nil {
@@ -101,6 +104,20 @@ func launcherResources(vmi *v1.VirtualMachineInstance) corev1.ResourceRequiremen
 	if limit, ok := out.Limits[corev1.ResourceMemory]; ok && limit.Cmp(memory) < 0 {
 		// A limit below guest memory plus overhead cannot hold the guest.
 		out.Limits[corev1.ResourceMemory] = memory.DeepCopy()
+	}
+	devices := corev1.ResourceList{}
+	if !cfg.UseEmulation {
+		devices[layout.KVMResource] = resource.MustParse("1")
+	}
+	if vmi.Spec.HasPodInterface() {
+		devices[layout.TunResource] = resource.MustParse("1")
+	}
+	for name, q := range devices {
+		if out.Limits == nil {
+			out.Limits = corev1.ResourceList{}
+		}
+		out.Limits[name] = q
+		out.Requests[name] = q
 	}
 	return out
 }

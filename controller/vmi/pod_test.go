@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 func TestRenderLauncherPod(t *testing.T) {
@@ -66,7 +67,7 @@ func TestLauncherResources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := launcherResources(&v1.VirtualMachineInstance{Spec: v1.VirtualMachineInstanceSpec{Domain: tt.domain}})
+			r := launcherResources(&v1.VirtualMachineInstance{Spec: v1.VirtualMachineInstanceSpec{Domain: tt.domain}}, PodConfig{UseEmulation: true})
 			if got := r.Requests[corev1.ResourceMemory]; got.Cmp(mem(tt.wantRequest)) != 0 {
 				t.Errorf("request %s, want %s", got.String(), tt.wantRequest)
 			}
@@ -115,7 +116,35 @@ func TestLauncherPodCopiesBootFilesOutOfTheirImages(t *testing.T) {
 	if len(compute.VolumeMounts) != 1 || compute.VolumeMounts[0].MountPath != "/var/run/kubevirt-private" {
 		t.Errorf("compute mounts %v, want the private directory", compute.VolumeMounts)
 	}
-	if caps := compute.SecurityContext.Capabilities; len(caps.Drop) != 1 || caps.Drop[0] != "ALL" || ptr.Deref(compute.SecurityContext.Privileged, false) {
-		t.Errorf("compute security context %+v, want all capabilities dropped but the listed ones, not privileged", compute.SecurityContext)
+	if caps := compute.SecurityContext.Capabilities; len(caps.Drop) != 1 || caps.Drop[0] != "ALL" || len(caps.Add) != 0 || ptr.Deref(compute.SecurityContext.Privileged, false) {
+		t.Errorf("compute security context %+v, want all capabilities dropped, none added, not privileged", compute.SecurityContext)
+	}
+}
+
+func TestLauncherPodRequestsTheDevicesItsGuestUses(t *testing.T) {
+	masquerade := v1.DomainSpec{Devices: v1.Devices{Interfaces: []v1.Interface{{Name: "default", InterfaceBindingMethod: v1.InterfaceBindingMethod{Masquerade: &v1.InterfaceMasquerade{}}}}}}
+	tests := []struct {
+		name      string
+		domain    v1.DomainSpec
+		emulation bool
+		want      []corev1.ResourceName
+	}{
+		{"KVM and a pod NIC", masquerade, false, []corev1.ResourceName{layout.KVMResource, layout.TunResource}},
+		{"emulation and a pod NIC", masquerade, true, []corev1.ResourceName{layout.TunResource}},
+		{"KVM, no NIC", v1.DomainSpec{}, false, []corev1.ResourceName{layout.KVMResource}},
+		{"emulation, no NIC", v1.DomainSpec{}, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vmi := &v1.VirtualMachineInstance{Spec: v1.VirtualMachineInstanceSpec{Domain: tt.domain}}
+			r := launcherResources(vmi, PodConfig{UseEmulation: tt.emulation})
+			for _, name := range []corev1.ResourceName{layout.KVMResource, layout.TunResource} {
+				limit, hasLimit := r.Limits[name]
+				request := r.Requests[name]
+				if want := slices.Contains(tt.want, name); want != hasLimit || want && (limit.Value() != 1 || request.Value() != 1) {
+					t.Errorf("%s: limit %v request %v, want requested: %v", name, r.Limits, r.Requests, want)
+				}
+			}
+		})
 	}
 }

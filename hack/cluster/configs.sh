@@ -25,6 +25,10 @@ state = "$CLUSTER/containerd/state"
   restrict_oom_score_adj = true
   # Pod network namespaces under state/ rather than /var/run/netns.
   netns_mounts_under_state_dir = true
+  # Device-plugin devices (/dev/kvm, /dev/net/tun from virt-handler) belong to the container's
+  # runAsUser/runAsGroup, so launcher pods, which run as uid 107, may open them (the host's
+  # nodes are root's, mode 0600). KubeVirt documents the same setting for non-root launchers.
+  device_ownership_from_security_context = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"

@@ -14,7 +14,7 @@ import (
 // pipeline, the component images `make images` builds. These tests read it with buildkit's
 // own parser and hold it to the image builder: a target per component image with the same
 // entrypoint and user, COPY sources that exist in the build context, and for the launcher
-// the same package list, libvirt configuration and libvirt-qemu account.
+// the same package list, libvirt configuration, qemu account and environment.
 
 // instruction is one instruction's name (lower case), flags and arguments.
 type instruction struct {
@@ -126,13 +126,23 @@ func TestDockerfileCopiesExist(t *testing.T) {
 
 func TestDockerfileLauncherMatchesMakeImages(t *testing.T) {
 	stage := dockerfileStages(t)["virt-launcher"]
-	var sources, runs []string
+	var sources, runs, env []string
 	for _, in := range stage {
 		switch in.name {
 		case "copy":
 			sources = append(sources, in.args[:len(in.args)-1]...)
 		case "run":
 			runs = append(runs, strings.Join(in.args, " "))
+		case "env":
+			// The parser gives name, value, separator for each pair.
+			for i := 0; i+1 < len(in.args); i += 3 {
+				env = append(env, in.args[i]+"="+in.args[i+1])
+			}
+		}
+	}
+	for _, kv := range launcherConfig.Env[1:] {
+		if !slices.Contains(env, kv) {
+			t.Errorf("the virt-launcher target does not set ENV %s, which make images sets (got %q)", kv, env)
 		}
 	}
 	for _, name := range append([]string{"packages"}, launcherConfigFiles...) {
@@ -144,7 +154,7 @@ func TestDockerfileLauncherMatchesMakeImages(t *testing.T) {
 	if !strings.Contains(run, "apt-get install") || !strings.Contains(run, "launcher-packages") {
 		t.Errorf("the virt-launcher target does not apt-get install the packages file:\n%s", run)
 	}
-	for _, entry := range []string{libvirtQemuUser, libvirtQemuGroup} {
+	for _, entry := range []string{qemuUser, qemuGroup} {
 		if !strings.Contains(run, entry) {
 			t.Errorf("the virt-launcher target does not add %q, which make images adds", entry)
 		}

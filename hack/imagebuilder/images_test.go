@@ -14,7 +14,7 @@ import (
 func TestShippedLibvirtConfigUsesSocketDir(t *testing.T) {
 	dir := filepath.Join("..", "..", launcherImageDir)
 	var files []File
-	for _, name := range []string{"libvirtd.conf", "libvirt.conf"} {
+	for _, name := range []string{"libvirtd.conf"} {
 		f, err := fileFromDisk(filepath.Join(dir, name), "/etc/libvirt/"+name, 0o644)
 		if err != nil {
 			t.Fatal(err)
@@ -28,11 +28,11 @@ func TestShippedLibvirtConfigUsesSocketDir(t *testing.T) {
 
 func TestWithAccountAddsOnce(t *testing.T) {
 	base := []byte("root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534::/nonexistent:/usr/sbin/nologin")
-	once := withAccount(base, libvirtQemuUser)
-	if !strings.HasSuffix(string(once), "\n"+libvirtQemuUser+"\n") {
+	once := withAccount(base, qemuUser)
+	if !strings.HasSuffix(string(once), "\n"+qemuUser+"\n") {
 		t.Fatalf("entry not appended on its own line:\n%s", once)
 	}
-	if twice := withAccount(once, libvirtQemuUser); !bytes.Equal(once, twice) {
+	if twice := withAccount(once, qemuUser); !bytes.Equal(once, twice) {
 		t.Fatalf("entry added twice:\n%s", twice)
 	}
 }

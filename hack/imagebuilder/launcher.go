@@ -21,16 +21,25 @@ import (
 // launcherSocketDir is where the launcher image's libvirtd puts libvirt-sock (libvirtd.conf
 // unix_sock_dir): the pod's private emptyDir, which virt-handler reaches on the node.
 // /var/run is a symlink to /run in the image; a volume mounted at either path works.
-// The build fails if the shipped libvirtd.conf or libvirt.conf disagree with launcher/layout.
+// The build fails if the shipped libvirtd.conf disagrees with launcher/layout.
 var launcherSocketDir = path.Dir(layout.InPod(layout.SocketRel))
 
-// libvirt-daemon-system would create this user; the launcher does not install that package
-// (it pulls in systemd units, polkit and default networks), yet libvirtd refuses to start
-// without the user ("Failed to parse user 'libvirt-qemu'"). 64055 is Debian's fixed id for it.
-const (
-	libvirtQemuGroup = "libvirt-qemu:x:64055:"
-	libvirtQemuUser  = "libvirt-qemu:x:64055:64055:Libvirt Qemu,,,:/var/lib/libvirt:/usr/sbin/nologin"
+// The pod's user (launcher/layout.LauncherUID), named "qemu" as in KubeVirt's launcher:
+// libvirt looks its uid up by name and home directory.
+var (
+	qemuGroup = fmt.Sprintf("qemu:x:%d:", layout.LauncherGID)
+	qemuUser  = fmt.Sprintf("qemu:x:%d:%d:qemu:%s:/usr/sbin/nologin", layout.LauncherUID, layout.LauncherGID, libvirtHome())
 )
+
+// libvirtHome is the HOME of layout.LibvirtEnv.
+func libvirtHome() string {
+	for _, kv := range layout.LibvirtEnv() {
+		if home, ok := strings.CutPrefix(kv, "HOME="); ok {
+			return home
+		}
+	}
+	return "/nonexistent"
+}
 
 // launcherBaseMustHave are files without which the base is not a launcher base: a broken or
 // stale cache entry fails the build here rather than in a pod.
@@ -78,18 +87,20 @@ func (b *Builder) launcherImage() (v1.Image, error) {
 }
 
 // launcherConfig runs virt-launcher under tini: as PID 1 it reaps exited qemu processes, so
-// domain teardown takes 0.2 s instead of ~2 s.
+// domain teardown takes 0.2 s instead of ~2 s. It runs as the unprivileged pod user, and the
+// environment names the session libvirtd, so `kubectl exec <pod> -- virsh list` reaches it.
 var launcherConfig = v1.Config{
 	Entrypoint: []string{"/usr/bin/tini", "--", "/usr/bin/virt-launcher"},
-	User:       "0:0",
+	User:       fmt.Sprintf("%d:%d", layout.LauncherUID, layout.LauncherGID),
+	Env:        append([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, layout.LibvirtEnv()...),
 }
 
 // launcherConfigFiles are libvirt's configuration files, from hack/images/launcher to
 // /etc/libvirt.
-var launcherConfigFiles = []string{"qemu.conf", "libvirtd.conf", "libvirt.conf"}
+var launcherConfigFiles = []string{"qemu.conf", "libvirtd.conf"}
 
 // launcherConfigLayer holds /etc/libvirt's configuration and /etc/passwd and /etc/group with
-// the libvirt-qemu entries added. passwd and group are whole files (a layer replaces files, it
+// the qemu user and group added. passwd and group are whole files (a layer replaces files, it
 // cannot append to them), so they are the base's own plus the missing lines.
 func (b *Builder) launcherConfigLayer(basePath string) (v1.Layer, error) {
 	dir := filepath.Join(b.Root, launcherImageDir)
@@ -118,8 +129,8 @@ func (b *Builder) launcherConfigLayer(basePath string) (v1.Layer, error) {
 		return nil, fmt.Errorf("launcher base %s has no regular /etc/passwd and /etc/group", basePath)
 	}
 	files = append(files,
-		File{Path: "/etc/passwd", Mode: 0o644, Data: withAccount(base["etc/passwd"], libvirtQemuUser)},
-		File{Path: "/etc/group", Mode: 0o644, Data: withAccount(base["etc/group"], libvirtQemuGroup)},
+		File{Path: "/etc/passwd", Mode: 0o644, Data: withAccount(base["etc/passwd"], qemuUser)},
+		File{Path: "/etc/group", Mode: 0o644, Data: withAccount(base["etc/group"], qemuGroup)},
 	)
 	return layerFromFiles(files)
 }
@@ -128,7 +139,6 @@ func (b *Builder) launcherConfigLayer(basePath string) (v1.Layer, error) {
 func checkSocketDir(files []File) error {
 	want := map[string]string{
 		"/etc/libvirt/libvirtd.conf": fmt.Sprintf("unix_sock_dir = %q", launcherSocketDir),
-		"/etc/libvirt/libvirt.conf":  "socket=" + launcherSocketDir + "/libvirt-sock",
 	}
 	for _, f := range files {
 		if w, ok := want[f.Path]; ok && !bytes.Contains(f.Data, []byte(w)) {

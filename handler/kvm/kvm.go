@@ -35,9 +35,6 @@ const (
 	capUserMemory = 3
 )
 
-// ErrKVMUnusable is what DomainType returns when neither KVM nor emulation may be used.
-var ErrKVMUnusable = errors.New("KVM is unusable and software emulation is not allowed")
-
 // Device is an open KVM device.
 type Device interface {
 	// APIVersion is KVM_GET_API_VERSION.
@@ -136,28 +133,4 @@ func cpuFlags(cpuinfo []byte) map[string]bool {
 		break
 	}
 	return flags
-}
-
-// DomainType picks the libvirt domain type: kvm when usable, else qemu (TCG) when the
-// cluster allows emulation (KubeVirt's useEmulation), else ErrKVMUnusable. Wrap that error
-// with Usable's reason, or use Select, so the operator learns why KVM was refused.
-func DomainType(kvmUsable, allowEmulation bool) (string, error) {
-	switch {
-	case kvmUsable:
-		return TypeKVM, nil
-	case allowEmulation:
-		return TypeQEMU, nil
-	default:
-		return "", ErrKVMUnusable
-	}
-}
-
-// Select probes this host and picks the domain type; reason says what the probe found.
-func Select(allowEmulation bool) (domainType, reason string, err error) {
-	usable, reason := Usable()
-	domainType, err = DomainType(usable, allowEmulation)
-	if err != nil {
-		return "", reason, fmt.Errorf("%w: %s", err, reason)
-	}
-	return domainType, reason, nil
 }

@@ -24,9 +24,50 @@ const (
 	NoCloudISOFile = "noCloud.iso"
 	PVCDiskFile    = "disk.img"
 
-	// TapDevice is the masquerade binding's tap: the launcher creates it, QEMU opens it.
+	// NetworkReadyRel appears once the launcher serves DHCP on the bridge virt-handler made:
+	// the handler starts the domain only then, so the guest's first DHCP request is answered.
+	NetworkReadyRel = "network-ready"
+
+	// libvirtHomeRel holds the session libvirtd's per-user directories (HOME and XDG_*):
+	// libvirt and QEMU run as LauncherUID, which can write nowhere else.
+	libvirtHomeRel = "libvirt-home"
+
+	// The masquerade binding's pod side, as KubeVirt names it (docs/node.md):
+	// guest NIC --- tap0 --- k6t-br0 10.0.2.1/24 --- NAT --- eth0 <pod IP>.
+	BridgeName   = "k6t-br0"
+	GatewayCIDR  = "10.0.2.1/24"
+	GuestAddress = "10.0.2.2"
+
+	// TapDevice is the masquerade binding's tap: virt-handler creates it in the pod's network
+	// namespace, owned by LauncherUID, and QEMU opens it.
 	TapDevice = "tap0"
 )
+
+// The user every container of a launcher pod runs as: KubeVirt's "qemu" user, so that
+// containerDisk images built for KubeVirt (files owned by 107:107) work unchanged.
+const (
+	LauncherUID = 107
+	LauncherGID = 107
+)
+
+// LibvirtURI is the launcher's libvirtd as clients in the pod name it: a session daemon of
+// LauncherUID, at the socket the handler also dials.
+const LibvirtURI = "qemu:///session?socket=" + PrivateDir + "/" + SocketRel
+
+// LibvirtEnv is the environment of the launcher's libvirtd and of clients in the pod (the
+// image sets it too, so `kubectl exec ... virsh list` reaches the daemon): a session daemon
+// keeps its configuration, caches and runtime files under HOME and the XDG directories.
+func LibvirtEnv() []string {
+	home := InPod(libvirtHomeRel)
+	return []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + path.Join(home, "config"),
+		"XDG_CACHE_HOME=" + path.Join(home, "cache"),
+		"XDG_DATA_HOME=" + path.Join(home, "data"),
+		"XDG_RUNTIME_DIR=" + path.Join(home, "run"),
+		"LIBVIRT_DEFAULT_URI=" + LibvirtURI,
+	}
+}
 
 // DiskRel is a volume's disk directory, relative to the private directory.
 func DiskRel(volume string) string { return path.Join(disksRel, volume) }
@@ -36,3 +77,13 @@ func InPod(rel string) string { return path.Join(PrivateDir, rel) }
 
 // DomainName is libvirt's name for an instance's domain.
 func DomainName(namespace, name string) string { return namespace + "_" + name }
+
+// Extended resources virt-handler's device plugins advertise and launcher pods request, with
+// KubeVirt's names: the kubelet then puts the host's device node into the pod, owned by the
+// pod's user where the runtime honours device_ownership_from_security_context.
+const (
+	// KVMResource is /dev/kvm, requested by pods whose guest uses KVM.
+	KVMResource = "devices.kubevirt.io/kvm"
+	// TunResource is /dev/net/tun, which QEMU opens to attach to the masquerade tap.
+	TunResource = "devices.kubevirt.io/tun"
+)

@@ -83,12 +83,12 @@ func reply(req *dhcpv4.DHCPv4, l lease) (*dhcpv4.DHCPv4, error) {
 }
 
 // dhcpServer serves the lease on one interface (the bridge), so it never answers on the
-// pod network. It binds UDP port 67: the process needs CAP_NET_BIND_SERVICE, or the pod the
-// sysctl net.ipv4.ip_unprivileged_port_start=0.
+// pod network. It binds UDP port 67 without capabilities, as virt-handler set the pod's
+// net.ipv4.ip_unprivileged_port_start to 67.
 func serveDHCP(iface string, l lease) (*server4.Server, error) {
 	conn, err := server4.NewIPv4UDPConn(iface, &net.UDPAddr{Port: dhcpv4.ServerPort})
 	if err != nil {
-		return nil, fmt.Errorf("DHCP server on %s (binding port 67 needs CAP_NET_BIND_SERVICE): %w", iface, err)
+		return nil, fmt.Errorf("DHCP server on %s (port 67: net.ipv4.ip_unprivileged_port_start must be 67 or less, which virt-handler sets): %w", iface, err)
 	}
 	handler := func(conn net.PacketConn, peer net.Addr, req *dhcpv4.DHCPv4) {
 		resp, err := reply(req, l)

@@ -1,64 +1,38 @@
-// Package network plumbs a launcher pod for KubeVirt's default "masquerade" binding: the guest
-// sits on a private network inside the pod, behind NAT on the pod IP.
-//
-//	guest NIC --- tap0 --- k6t-br0 10.0.2.1/24 ---(DNAT/MASQUERADE)--- eth0 <pod IP>
-//	10.0.2.2 (DHCP from the launcher)
-//
-// Every TCP and UDP port of the pod IP reaches the guest, and the guest reaches the cluster
-// with the pod IP as its source. QEMU attaches to tap0 itself (domain XML <interface
-// type='ethernet'><target dev='tap0' managed='no'/>).
+// Package network is the launcher's unprivileged part of KubeVirt's masquerade binding: once
+// virt-handler has made the bridge, tap and NAT in the pod's network namespace (handler/podnet,
+// docs/node.md), the launcher serves the guest's DHCP on the bridge. It needs no capability:
+// the handler lowers net.ipv4.ip_unprivileged_port_start to 67 in the pod's namespace.
 package network
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
-	"strings"
+	"time"
 
-	"github.com/google/nftables"
 	"github.com/insomniacslk/dhcp/dhcpv4/server4"
+	"github.com/vishvananda/netlink"
 	"k8s.io/klog/v2"
 
 	"github.com/vmctl/vmctl/launcher/layout"
 )
 
-// The fixed names and addresses of the binding, as KubeVirt's masquerade uses them. The
-// handler must name TapDevice in the domain (handler/domain.Attachment{Mode: NetworkTap}).
-const (
-	BridgeName = "k6t-br0"
-	TapDevice  = layout.TapDevice
-)
-
-var (
-	// GatewayCIDR is the bridge's address: the guest's router and DHCP server.
-	GatewayCIDR = mustCIDR("10.0.2.1/24")
-	// GuestIP is the address the guest leases.
-	GuestIP = net.IPv4(10, 0, 2, 2).To4()
-)
-
-// Config says how to plumb one pod.
+// Config says how to serve one guest.
 type Config struct {
-	// PodInterface is the pod's network interface, eth0 from the CNI.
-	PodInterface string
 	// Hostname is offered to the guest by DHCP (the VMI's name or spec.hostname).
 	Hostname string
 	// ResolvConf is the pod's resolver configuration, passed on to the guest.
 	ResolvConf string
-	// TunDevice is the tun/tap control device, created when missing.
-	TunDevice string
-	// IPForward is the pod network namespace's ip_forward sysctl file.
-	IPForward string
+	// Wait bounds the wait for virt-handler to plumb the pod.
+	Wait time.Duration
+	// Poll is how often the bridge is looked for.
+	Poll time.Duration
 }
 
 // DefaultConfig is a launcher pod's configuration for the given hostname.
-func DefaultConfig(hostname string) Config {
-	return Config{
-		PodInterface: "eth0",
-		Hostname:     hostname,
-		ResolvConf:   "/etc/resolv.conf",
-		TunDevice:    "/dev/net/tun",
-		IPForward:    "/proc/sys/net/ipv4/ip_forward",
-	}
+func DefaultConfig(hostname string, wait time.Duration) Config {
+	return Config{Hostname: hostname, ResolvConf: "/etc/resolv.conf", Wait: wait, Poll: 50 * time.Millisecond}
 }
 
 // Masquerade is the running binding; Close stops its DHCP server. The devices and rules stay:
@@ -70,43 +44,54 @@ type Masquerade struct {
 // Close stops serving DHCP.
 func (m *Masquerade) Close() error { return m.dhcp.Close() }
 
-// SetupMasquerade creates the devices and NAT rules and starts the DHCP server. It needs
-// CAP_NET_ADMIN (links, nf_tables), CAP_MKNOD (/dev/net/tun) and CAP_NET_BIND_SERVICE (DHCP).
-func SetupMasquerade(cfg Config) (*Masquerade, error) {
-	// Forwarding between the bridge and eth0 is the whole point; the pod's /proc/sys is
-	// read-only, so it can only be checked (CNI plugins leave it on in the pod namespace).
-	if b, err := os.ReadFile(cfg.IPForward); err == nil && strings.TrimSpace(string(b)) != "1" {
-		return nil, fmt.Errorf("%s is %q in the pod's network namespace: the guest would be unreachable", cfg.IPForward, strings.TrimSpace(string(b)))
-	}
-	if err := ensureTun(cfg.TunDevice); err != nil {
-		return nil, err
-	}
-	l := links{Bridge: BridgeName, Tap: TapDevice, Gateway: GatewayCIDR}
-	mtu, err := l.setup(netlinkOps{}, cfg.PodInterface)
+// ServeGuest waits until virt-handler has brought the bridge up, then serves the guest's
+// lease on it. It fails after cfg.Wait, naming what is missing.
+func ServeGuest(ctx context.Context, cfg Config) (*Masquerade, error) {
+	start := time.Now()
+	bridge, err := waitForBridge(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	subnet := &net.IPNet{IP: GatewayCIDR.IP.Mask(GatewayCIDR.Mask), Mask: GatewayCIDR.Mask}
-	conn, err := nftables.New()
-	if err != nil {
-		return nil, fmt.Errorf("nf_tables: %w", err)
-	}
-	if err := (nat{PodInterface: cfg.PodInterface, Guest: GuestIP, Subnet: subnet}).apply(conn); err != nil {
-		return nil, err
-	}
+	gateway, guest := mustCIDR(layout.GatewayCIDR), net.ParseIP(layout.GuestAddress).To4()
 	dns, err := readResolvConf(cfg.ResolvConf)
 	if err != nil {
 		// The guest can still work by address; say why names do not resolve.
 		klog.ErrorS(err, "no DNS servers for the guest", "path", cfg.ResolvConf)
 	}
-	ls := lease{Server: GatewayCIDR.IP, Guest: GuestIP, Mask: GatewayCIDR.Mask, DNS: dns, Hostname: cfg.Hostname, MTU: mtu}
-	srv, err := serveDHCP(BridgeName, ls)
+	// The bridge has the pod interface's MTU: a bigger guest MTU would make the pod drop
+	// large packets.
+	mtu := bridge.Attrs().MTU
+	ls := lease{Server: gateway.IP, Guest: guest, Mask: gateway.Mask, DNS: dns, Hostname: cfg.Hostname, MTU: mtu}
+	srv, err := serveDHCP(layout.BridgeName, ls)
 	if err != nil {
 		return nil, err
 	}
-	klog.InfoS("masquerade network ready", "podInterface", cfg.PodInterface, "bridge", BridgeName, "tap", TapDevice,
-		"gateway", GatewayCIDR.String(), "guest", GuestIP.String(), "mtu", mtu, "dns", dns.Servers, "search", dns.Search)
+	klog.InfoS("masquerade network ready", "bridge", layout.BridgeName, "waited", time.Since(start).Round(time.Millisecond),
+		"gateway", gateway.String(), "guest", guest.String(), "mtu", mtu, "dns", dns.Servers, "search", dns.Search)
 	return &Masquerade{dhcp: srv}, nil
+}
+
+// waitForBridge polls for the bridge to be up: virt-handler brings it up last, after the
+// sysctls, the tap and the NAT rules.
+func waitForBridge(ctx context.Context, cfg Config) (netlink.Link, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Wait)
+	defer cancel()
+	tick := time.NewTicker(cfg.Poll)
+	defer tick.Stop()
+	for {
+		link, err := netlink.LinkByName(layout.BridgeName)
+		if err == nil && link.Attrs().Flags&net.FlagUp != 0 {
+			return link, nil
+		}
+		select {
+		case <-ctx.Done():
+			if context.Cause(ctx) == context.DeadlineExceeded {
+				return nil, fmt.Errorf("virt-handler did not set up the pod network (bridge %s) within %s: is virt-handler running on this node?", layout.BridgeName, cfg.Wait)
+			}
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+	}
 }
 
 func readResolvConf(path string) (resolver, error) {

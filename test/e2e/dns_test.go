@@ -68,7 +68,7 @@ func fetchFromPod(t *testing.T, f *framework.Framework, name, url string) string
 			RestartPolicy: corev1.RestartPolicyNever,
 			Containers: []corev1.Container{{
 				Name: "get", Image: "vmctl/hello:devel", ImagePullPolicy: corev1.PullIfNotPresent,
-				Args: []string{"get", url},
+				Args: []string{"get", url}, SecurityContext: framework.Restricted(),
 			}},
 		},
 	}

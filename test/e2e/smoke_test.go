@@ -147,6 +147,7 @@ func helloDeployment(labels map[string]string, replicas int32) *appsv1.Deploymen
 						Image:           "vmctl/hello:devel",
 						ImagePullPolicy: corev1.PullIfNotPresent,
 						Ports:           []corev1.ContainerPort{{ContainerPort: 8080}},
+						SecurityContext: framework.Restricted(),
 						ReadinessProbe: &corev1.Probe{
 							ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(8080)}},
 							PeriodSeconds: 1,

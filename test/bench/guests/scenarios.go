@@ -75,7 +75,8 @@ func (b *bench) floorPods(ctx context.Context, ns string, w *watcher) ([]sample,
 	samples, err := b.paced(ctx, b.o.vms, func(i int) (string, error) {
 		instance := &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("floor-%03d", i), Namespace: ns}, Spec: b.guestSpec("floor")}
 		v1.SetDefaults_VirtualMachineInstanceSpec(&instance.Spec)
-		pod := vmi.RenderLauncherPod(instance, vmi.PodConfig{LauncherImage: launcherImage})
+		// The local cluster runs guests under emulation (manifests/virt-controller.yaml).
+		pod := vmi.RenderLauncherPod(instance, vmi.PodConfig{LauncherImage: launcherImage, UseEmulation: true})
 		pod.Name, pod.GenerateName, pod.OwnerReferences, pod.Labels = instance.Name, "", nil, map[string]string{"app": "bench-floor"}
 		pod.Spec.Containers[0].Command, pod.Spec.Containers[0].Args = []string{"sleep", "infinity"}, nil
 		_, err := b.kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})

@@ -18,10 +18,26 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/test/apiserver"
 )
+
+// RestrictedLabel is Pod Security admission's enforce label.
+const RestrictedLabel = "pod-security.kubernetes.io/enforce"
+
+// Restricted is a container security context that passes Pod Security "restricted", for the
+// suite's own client pods.
+func Restricted() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		RunAsUser:                ptr.To[int64](65532),
+		RunAsNonRoot:             ptr.To(true),
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
 
 // ProjectNamespace is where manifests/ installs the project's components.
 const ProjectNamespace = "kubevirt"
@@ -59,7 +75,12 @@ func New(t *testing.T) *Framework {
 		t.Fatal(err)
 	}
 	ns, err := f.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: namespacePrefix(t.Name()), Labels: map[string]string{"vmctl.io/e2e": "true"}},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: namespacePrefix(t.Name()), Labels: map[string]string{
+			"vmctl.io/e2e": "true",
+			// Tenants' namespaces may enforce the strictest level: everything the suite runs
+			// there (launcher pods, vmctl, test clients) must pass it.
+			RestrictedLabel: "restricted",
+		}},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("create test namespace: %v", err)

@@ -1,14 +1,11 @@
-package network
+package podnet
 
 import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 
 	"github.com/vishvananda/netlink"
-	"golang.org/x/sys/unix"
 )
 
 // linkOps is the part of netlink the masquerade setup uses, so the setup can be tested with
@@ -41,6 +38,9 @@ type links struct {
 	Bridge, Tap string
 	// Gateway is the bridge's address and prefix: the guest's default route.
 	Gateway *net.IPNet
+	// TapOwner is the uid and gid that may attach to the tap without CAP_NET_ADMIN: the
+	// launcher pod's user, as whom libvirt and QEMU run.
+	TapOwner uint32
 }
 
 // setup creates the bridge with the gateway address and the tap on it, both with the pod
@@ -62,12 +62,14 @@ func (l links) setup(ops linkOps, podIface string) (int, error) {
 		return 0, fmt.Errorf("address %s on %s: %w", l.Gateway, l.Bridge, err)
 	}
 	// A persistent tap that QEMU (libvirt, <target dev='tap0' managed='no'/>) opens later.
-	// Single queue, no packet-info header; QEMU asks for the vnet header itself. Owner
-	// and group 0: only root in the pod may attach to it.
+	// Single queue, no packet-info header; QEMU asks for the vnet header itself. Owned by
+	// the pod's user, so its unprivileged QEMU may attach (TUNSETIFF checks owner and group).
 	tap, err := ensureLink(ops, &netlink.Tuntap{
 		LinkAttrs: netlink.LinkAttrs{Name: l.Tap, MTU: mtu},
 		Mode:      netlink.TUNTAP_MODE_TAP,
 		Flags:     netlink.TUNTAP_NO_PI | netlink.TUNTAP_VNET_HDR,
+		Owner:     l.TapOwner,
+		Group:     l.TapOwner,
 	})
 	if err != nil {
 		return 0, err
@@ -107,20 +109,4 @@ func ensureLink(ops linkOps, want netlink.Link) (netlink.Link, error) {
 		return nil, fmt.Errorf("look up %s after creating it: %w", name, err)
 	}
 	return link, nil
-}
-
-// ensureTun creates the tun/tap control device, which container runtimes do not provide.
-// Creating it needs CAP_MKNOD; the runtime's device cgroup allows 10:200 (measured with
-// containerd 1.6 + runc).
-func ensureTun(path string) error {
-	if _, err := os.Stat(path); err == nil {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	if err := unix.Mknod(path, unix.S_IFCHR|0o666, int(unix.Mkdev(10, 200))); err != nil && !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("mknod %s c 10 200 (needs CAP_MKNOD): %w", path, err)
-	}
-	return os.Chmod(path, 0o666) // mknod's mode is subject to the umask
 }

@@ -1,4 +1,4 @@
-package network
+package podnet
 
 import (
 	"errors"
@@ -61,7 +61,7 @@ func (f *fakeLinks) LinkSetUp(l netlink.Link) error {
 
 func TestLinksSetup(t *testing.T) {
 	eth0 := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: "eth0", MTU: 1450, Index: 2}}
-	l := links{Bridge: BridgeName, Tap: TapDevice, Gateway: GatewayCIDR}
+	l := links{Bridge: BridgeName, Tap: TapDevice, Gateway: GatewayCIDR, TapOwner: 107}
 	tests := []struct {
 		name      string
 		existing  []netlink.Link
@@ -103,6 +103,9 @@ func TestLinksSetup(t *testing.T) {
 			if tap, ok := f.links[TapDevice].(*netlink.Tuntap); ok && tc.name == "fresh pod" {
 				if tap.Mode != netlink.TUNTAP_MODE_TAP || tap.Queues != 0 || tap.NonPersist {
 					t.Errorf("tap %+v: want a persistent single-queue tap", tap)
+				}
+				if tap.Owner != 107 || tap.Group != 107 {
+					t.Errorf("tap owner %d group %d: want the launcher's 107", tap.Owner, tap.Group)
 				}
 			}
 		})
