@@ -103,7 +103,7 @@ func requirePodClaims(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) error {
 	return nil
 }
 
-// attachments maps each interface to the tap device the launcher wired for it. The launcher
+// attachments maps each interface to the tap device virt-handler wired for it (podnet). It
 // implements masquerade, KubeVirt's default binding, for one interface: it is the binding of
 // interfaces that name none.
 func attachments(vmi *v1.VirtualMachineInstance) (map[string]string, error) {

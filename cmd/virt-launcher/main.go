@@ -35,10 +35,16 @@ func main() {
 	}
 }
 
+// terminationLog is the kubelet's default terminationMessagePath.
+const terminationLog = "/dev/termination-log"
+
 // exit flushes the logs and ends the process with code; err, when set, is logged first.
 func exit(code int, err error) {
 	if err != nil {
 		klog.ErrorS(err, "exiting")
+		// The pod's termination message, which virt-controller copies into the VMI's
+		// conditions; best effort, as only the compute container has the file.
+		_ = os.WriteFile(terminationLog, []byte(err.Error()), 0o644)
 	}
 	klog.Flush()
 	os.Exit(code)

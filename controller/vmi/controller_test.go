@@ -164,6 +164,24 @@ func TestSyncFailsAnInstanceWhosePodVanished(t *testing.T) {
 	}
 }
 
+func TestAFailedLauncherSaysWhyOnTheInstance(t *testing.T) {
+	vmi := newInstance()
+	vmi.Status.Phase = v1.Scheduled
+	pod := launcher(vmi, corev1.PodFailed, "node-a")
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "compute", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+		ExitCode: 1, Message: "masquerade network: virt-handler did not set up the pod network (bridge k6t-br0) within 4m0s\n"}}}}
+	f := newFixture(t, vmi, pod)
+	f.sync()
+	s := f.stored().Status
+	if s.Phase != v1.Failed || s.Reason != ReasonPodFailed {
+		t.Errorf("phase %s reason %q, want Failed %s", s.Phase, s.Reason, ReasonPodFailed)
+	}
+	want := "virt-launcher: masquerade network: virt-handler did not set up the pod network (bridge k6t-br0) within 4m0s"
+	if len(s.Conditions) != 1 || s.Conditions[0].Reason != ReasonPodFailed || s.Conditions[0].Message != want {
+		t.Errorf("conditions %+v, want the launcher's message %q", s.Conditions, want)
+	}
+}
+
 func TestDeletionWaitsForThePod(t *testing.T) {
 	vmi := newInstance()
 	vmi.DeletionTimestamp = ptr.To(metav1.Now())

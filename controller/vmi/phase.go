@@ -9,6 +9,9 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
+// ReasonPodFailed is the reason of an instance whose launcher pod failed.
+const ReasonPodFailed = "PodFailed"
+
 // nextPhase is the phase the VMI controller owns, from the instance's launcher pod (nil when
 // none exists). Running, and the ends a guest reaches by itself, are the node's to report;
 // this controller ends an instance only when its pod is gone or failed.
@@ -25,7 +28,7 @@ func nextPhase(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, podExpected bool
 	case pod == nil:
 		return v1.Failed, "PodDeleted"
 	case pod.Status.Phase == corev1.PodFailed:
-		return v1.Failed, "PodFailed"
+		return v1.Failed, ReasonPodFailed
 	case pod.Status.Phase == corev1.PodSucceeded && phase != v1.Running:
 		return v1.Failed, "PodExitedBeforeRunning"
 	case pod.Status.Phase == corev1.PodSucceeded:

@@ -17,6 +17,9 @@ import (
 // measured on this project's nodes.
 var LauncherOverhead = resource.MustParse("128Mi")
 
+// launcherContainer is the launcher pod's main container, running virt-launcher.
+const launcherContainer = "compute"
+
 // shutdownMargin is added to the instance's grace period for the launcher's own pod: after the
 // guest's grace period the launcher still has to kill the domain and exit.
 const shutdownMargin = 15
@@ -72,7 +75,7 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 			Volumes:                       podVolumes(vmi),
 			InitContainers:                initContainers(vmi, cfg),
 			Containers: []corev1.Container{{
-				Name:            "compute",
+				Name:            launcherContainer,
 				Image:           cfg.LauncherImage,
 				ImagePullPolicy: corev1.PullIfNotPresent,
 				Args:            launcherArgs(vmi, grace),

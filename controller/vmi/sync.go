@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -183,6 +184,21 @@ func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualM
 	for _, pc := range pod.Status.Conditions {
 		if pc.Type == corev1.PodScheduled {
 			setPodScheduled(s, pc, now)
+		}
+	}
+	if reason == ReasonPodFailed {
+		setLauncherFailure(s, pod, now)
+	}
+}
+
+// setLauncherFailure says on the instance why its launcher failed, with the launcher's
+// termination message (e.g. virt-handler never set up the pod network), so users need not
+// find the ended pod's log.
+func setLauncherFailure(s *v1.VirtualMachineInstanceStatus, pod *corev1.Pod, now metav1.Time) {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; cs.Name == launcherContainer && t != nil && t.Message != "" {
+			s.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse,
+				Reason: ReasonPodFailed, Message: "virt-launcher: " + strings.TrimSpace(t.Message)}, now)
 		}
 	}
 }

@@ -53,9 +53,9 @@ const (
 	// work in an unprivileged launcher pod. libvirt 9.0 cannot express SLIRP port forwards
 	// in <interface>, so Convert passes -netdev/-device through <qemu:commandline>.
 	NetworkUser NetworkMode = "user"
-	// NetworkTap attaches the NIC to a tap device the launcher already created and wired
-	// (masquerade: in-pod bridge + DNAT/MASQUERADE; bridge: the pod's eth0 on a bridge).
-	// The launcher then needs NET_ADMIN and MKNOD (/dev/net/tun is absent in containers).
+	// NetworkTap attaches the NIC to a tap device virt-handler already created and wired in
+	// the pod's network namespace (masquerade: in-pod bridge + DNAT/MASQUERADE), owned by
+	// the pod's user; QEMU opens /dev/net/tun, a device-plugin resource of the pod.
 	NetworkTap NetworkMode = "tap"
 )
 

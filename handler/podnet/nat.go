@@ -12,7 +12,7 @@ import (
 // The NAT rules go through nf_tables' netlink API (github.com/google/nftables) rather than the
 // iptables binary: nothing to exec (the launcher's reaper would steal an exec'd command's
 // exit status) and nothing needed from the image. The node kernel has nf_tables built in,
-// and a container with CAP_NET_ADMIN may program its own network namespace.
+// and virt-handler programs the pod's namespace from the node.
 
 // nftConn is the part of *nftables.Conn the setup uses; the batch is sent by Flush.
 type nftConn interface {

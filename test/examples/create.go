@@ -26,6 +26,8 @@ func Create(ctx context.Context, kube kubernetes.Interface, virt versioned.Inter
 		switch o := obj.(type) {
 		case *v1.VirtualMachine:
 			_, err = virt.KubevirtV1().VirtualMachines(namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *v1.VirtualMachineInstance:
+			_, err = virt.KubevirtV1().VirtualMachineInstances(namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *corev1.ServiceAccount:
 			_, err = kube.CoreV1().ServiceAccounts(namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *corev1.Service:
