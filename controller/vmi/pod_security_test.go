@@ -77,3 +77,18 @@ func TestLauncherPodPassesPodSecurityRestricted(t *testing.T) {
 		})
 	}
 }
+
+// The evaluator does refuse what the launcher pod used to be: root with capabilities.
+func TestPodSecurityEvaluatorRefusesARootLauncher(t *testing.T) {
+	evaluator, err := policy.NewEvaluator(policy.DefaultChecks(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := RenderLauncherPod(&v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "vm", Namespace: "tenant"}}, PodConfig{LauncherImage: "launcher:1"})
+	pod.Spec.SecurityContext.RunAsUser = new(int64)
+	pod.Spec.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"NET_ADMIN"}
+	baseline := psaapi.LevelVersion{Level: psaapi.LevelBaseline, Version: psaapi.LatestVersion()}
+	if result := policy.AggregateCheckResults(evaluator.EvaluatePod(baseline, &pod.ObjectMeta, &pod.Spec)); result.Allowed {
+		t.Error("a launcher with NET_ADMIN passes baseline")
+	}
+}
