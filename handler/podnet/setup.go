@@ -57,16 +57,19 @@ func Setup(pid int, podUID types.UID) error {
 				return fmt.Errorf("sysctl %s=%s in the pod: %w", strings.ReplaceAll(key, "/", "."), value, err)
 			}
 		}
-		l := links{Bridge: BridgeName, Tap: TapDevice, Gateway: GatewayCIDR, TapOwner: layout.LauncherUID}
-		if _, err := l.setup(netlinkOps{}, "eth0"); err != nil {
-			return err
-		}
+		// The NAT rules match interfaces by name, so they may come first: the bridge coming up
+		// is the launcher's signal that everything is in place.
 		conn, err := nftables.New(nftables.WithNetNSFd(int(ns)))
 		if err != nil {
 			return fmt.Errorf("nf_tables: %w", err)
 		}
 		subnet := &net.IPNet{IP: GatewayCIDR.IP.Mask(GatewayCIDR.Mask), Mask: GatewayCIDR.Mask}
-		return nat{PodInterface: "eth0", Guest: GuestIP, Subnet: subnet}.apply(conn)
+		if err := (nat{PodInterface: "eth0", Guest: GuestIP, Subnet: subnet}).apply(conn); err != nil {
+			return err
+		}
+		l := links{Bridge: BridgeName, Tap: TapDevice, Gateway: GatewayCIDR, TapOwner: layout.LauncherUID}
+		_, err = l.setup(netlinkOps{}, "eth0")
+		return err
 	})
 }
 
