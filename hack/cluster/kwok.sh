@@ -31,6 +31,8 @@ if ! running kwok; then
   wait_for kwok 30 http_ok http://127.0.0.1:10247/healthz
 fi
 
+# Each fake node offers what a node's virt-handler advertises through its device plugins, so
+# launcher pods (which request /dev/net/tun, and /dev/kvm without emulation) fit on it.
 for ((i = 0; i < n; i++)); do
   cat <<EOF
 apiVersion: v1
@@ -42,8 +44,8 @@ metadata:
 spec:
   taints: [{key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}]
 status:
-  allocatable: {cpu: "32", memory: 256Gi, pods: "110"}
-  capacity: {cpu: "32", memory: 256Gi, pods: "110"}
+  allocatable: {cpu: "32", memory: 256Gi, pods: "110", devices.kubevirt.io/kvm: 1k, devices.kubevirt.io/tun: 1k}
+  capacity: {cpu: "32", memory: 256Gi, pods: "110", devices.kubevirt.io/kvm: 1k, devices.kubevirt.io/tun: 1k}
 ---
 EOF
 done | { [ "$n" -eq 0 ] || kubectl apply -f - >/dev/null; }
