@@ -88,7 +88,8 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 	}
 	if errors.Is(err, errNetworkNotReady) {
 		klog.V(2).InfoS("waiting for the launcher to serve the guest's network", "vmi", klog.KObj(vmi))
-		c.queue.AddAfter(cache.MetaObjectToName(cached).String(), c.waits.When(cache.MetaObjectToName(cached).String()))
+		key := cache.MetaObjectToName(cached).String()
+		c.queue.AddAfter(key, c.waits.When(key))
 		return nil
 	}
 	if connectionLost(lv, err) {

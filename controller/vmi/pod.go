@@ -108,19 +108,19 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 		// A limit below guest memory plus overhead cannot hold the guest.
 		out.Limits[corev1.ResourceMemory] = memory.DeepCopy()
 	}
-	devices := corev1.ResourceList{}
+	var devices []corev1.ResourceName
 	if !cfg.UseEmulation {
-		devices[layout.KVMResource] = resource.MustParse("1")
+		devices = append(devices, layout.KVMResource)
 	}
 	if vmi.Spec.HasPodInterface() {
-		devices[layout.TunResource] = resource.MustParse("1")
+		devices = append(devices, layout.TunResource)
 	}
-	for name, q := range devices {
+	for _, name := range devices {
 		if out.Limits == nil {
 			out.Limits = corev1.ResourceList{}
 		}
-		out.Limits[name] = q
-		out.Requests[name] = q
+		out.Limits[name] = resource.MustParse("1")
+		out.Requests[name] = resource.MustParse("1")
 	}
 	return out
 }

@@ -36,22 +36,19 @@ func TestLauncherPodPassesPodSecurityRestricted(t *testing.T) {
 	for i, v := range volumes {
 		all = append(all, v1.Volume{Name: fmt.Sprintf("disk%d", i), VolumeSource: v.src})
 	}
-	tests := []struct {
+	type podCase struct {
 		name    string
 		spec    v1.VirtualMachineInstanceSpec
 		podConf PodConfig
-	}{
+	}
+	tests := []podCase{
 		{"no volumes, no NIC", v1.VirtualMachineInstanceSpec{}, PodConfig{}},
 		{"every volume kind, kernel boot, pod NIC, KVM", v1.VirtualMachineInstanceSpec{
 			Domain: v1.DomainSpec{Devices: nic, Firmware: kernelBoot}, Volumes: all}, PodConfig{}},
 		{"every volume kind, emulation", v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{Devices: nic}, Volumes: all}, PodConfig{UseEmulation: true}},
 	}
 	for _, v := range volumes {
-		tests = append(tests, struct {
-			name    string
-			spec    v1.VirtualMachineInstanceSpec
-			podConf PodConfig
-		}{v.kind, v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{Devices: nic}, Volumes: []v1.Volume{{Name: "disk", VolumeSource: v.src}}}, PodConfig{UseEmulation: true}})
+		tests = append(tests, podCase{v.kind, v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{Devices: nic}, Volumes: []v1.Volume{{Name: "disk", VolumeSource: v.src}}}, PodConfig{UseEmulation: true}})
 	}
 	restricted := psaapi.LevelVersion{Level: psaapi.LevelRestricted, Version: psaapi.LatestVersion()}
 	for _, tt := range tests {

@@ -28,18 +28,8 @@ var launcherSocketDir = path.Dir(layout.InPod(layout.SocketRel))
 // libvirt looks its uid up by name and home directory.
 var (
 	qemuGroup = fmt.Sprintf("qemu:x:%d:", layout.LauncherGID)
-	qemuUser  = fmt.Sprintf("qemu:x:%d:%d:qemu:%s:/usr/sbin/nologin", layout.LauncherUID, layout.LauncherGID, libvirtHome())
+	qemuUser  = fmt.Sprintf("qemu:x:%d:%d:qemu:%s:/usr/sbin/nologin", layout.LauncherUID, layout.LauncherGID, layout.LibvirtHome)
 )
-
-// libvirtHome is the HOME of layout.LibvirtEnv.
-func libvirtHome() string {
-	for _, kv := range layout.LibvirtEnv() {
-		if home, ok := strings.CutPrefix(kv, "HOME="); ok {
-			return home
-		}
-	}
-	return "/nonexistent"
-}
 
 // launcherBaseMustHave are files without which the base is not a launcher base: a broken or
 // stale cache entry fails the build here rather than in a pod.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/vishvananda/netlink"
+
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // fakeLinks records the calls the setup makes, on a namespace that starts with the given links.
@@ -61,7 +63,7 @@ func (f *fakeLinks) LinkSetUp(l netlink.Link) error {
 
 func TestLinksSetup(t *testing.T) {
 	eth0 := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: "eth0", MTU: 1450, Index: 2}}
-	l := links{Bridge: BridgeName, Tap: TapDevice, Gateway: GatewayCIDR, TapOwner: 107}
+	l := links{Bridge: layout.BridgeName, Tap: layout.TapDevice, Gateway: layout.Gateway(), TapOwner: 107}
 	tests := []struct {
 		name      string
 		existing  []netlink.Link
@@ -73,8 +75,8 @@ func TestLinksSetup(t *testing.T) {
 			"add tuntap tap0 mtu 1450", "mtu tap0 1450", "master tap0 k6t-br0", "up tap0", "up k6t-br0",
 		}},
 		{name: "devices already there", existing: []netlink.Link{eth0,
-			&netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: BridgeName, Index: 3}},
-			&netlink.Tuntap{LinkAttrs: netlink.LinkAttrs{Name: TapDevice, Index: 4}},
+			&netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: layout.BridgeName, Index: 3}},
+			&netlink.Tuntap{LinkAttrs: netlink.LinkAttrs{Name: layout.TapDevice, Index: 4}},
 		}, wantCalls: []string{
 			"addr k6t-br0 10.0.2.1/24", "mtu tap0 1450", "master tap0 k6t-br0", "up tap0", "up k6t-br0",
 		}},
@@ -100,7 +102,7 @@ func TestLinksSetup(t *testing.T) {
 			if !slices.Equal(f.calls, tc.wantCalls) {
 				t.Errorf("calls:\n%q\nwant:\n%q", f.calls, tc.wantCalls)
 			}
-			if tap, ok := f.links[TapDevice].(*netlink.Tuntap); ok && tc.name == "fresh pod" {
+			if tap, ok := f.links[layout.TapDevice].(*netlink.Tuntap); ok && tc.name == "fresh pod" {
 				if tap.Mode != netlink.TUNTAP_MODE_TAP || tap.Queues != 0 || tap.NonPersist {
 					t.Errorf("tap %+v: want a persistent single-queue tap", tap)
 				}

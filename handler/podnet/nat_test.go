@@ -8,6 +8,8 @@ import (
 	"github.com/google/nftables"
 	"github.com/google/nftables/expr"
 	"golang.org/x/sys/unix"
+
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 type fakeNft struct {
@@ -32,7 +34,7 @@ func (f *fakeNft) Flush() error                            { f.flushed = true; r
 func TestNATApply(t *testing.T) {
 	subnet := &net.IPNet{IP: net.IPv4(10, 0, 2, 0), Mask: net.CIDRMask(24, 32)}
 	f := &fakeNft{}
-	if err := (nat{PodInterface: "eth0", Guest: GuestIP, Subnet: subnet}).apply(f); err != nil {
+	if err := (nat{PodInterface: "eth0", Guest: layout.GuestIP(), Subnet: subnet}).apply(f); err != nil {
 		t.Fatal(err)
 	}
 	if !f.flushed || len(f.tables) != 1 || len(f.flushedTables) != 1 {
@@ -87,8 +89,8 @@ func TestNATApply(t *testing.T) {
 		got = append(got, s)
 	}
 	want := []summary{
-		{chain: "prerouting", iif: "eth0", proto: unix.IPPROTO_TCP, dnat: GuestIP},
-		{chain: "prerouting", iif: "eth0", proto: unix.IPPROTO_UDP, dnat: GuestIP},
+		{chain: "prerouting", iif: "eth0", proto: unix.IPPROTO_TCP, dnat: layout.GuestIP()},
+		{chain: "prerouting", iif: "eth0", proto: unix.IPPROTO_UDP, dnat: layout.GuestIP()},
 		{chain: "postrouting", oif: "eth0", masq: true},
 	}
 	if len(got) != len(want) {

@@ -23,14 +23,6 @@ import (
 	"github.com/vmctl/vmctl/launcher/layout"
 )
 
-// The binding's fixed names and addresses (launcher/layout has them as text).
-var (
-	BridgeName  = layout.BridgeName
-	TapDevice   = layout.TapDevice
-	GatewayCIDR = mustCIDR(layout.GatewayCIDR)
-	GuestIP     = net.ParseIP(layout.GuestAddress).To4()
-)
-
 // sysctls are set in the pod's namespace before the links: forwarding is the binding's whole
 // point, and the launcher's DHCP server binds UDP port 67 as a user without capabilities.
 var sysctls = map[string]string{
@@ -63,11 +55,12 @@ func Setup(pid int, podUID types.UID) error {
 		if err != nil {
 			return fmt.Errorf("nf_tables: %w", err)
 		}
-		subnet := &net.IPNet{IP: GatewayCIDR.IP.Mask(GatewayCIDR.Mask), Mask: GatewayCIDR.Mask}
-		if err := (nat{PodInterface: "eth0", Guest: GuestIP, Subnet: subnet}).apply(conn); err != nil {
+		gateway := layout.Gateway()
+		subnet := &net.IPNet{IP: gateway.IP.Mask(gateway.Mask), Mask: gateway.Mask}
+		if err := (nat{PodInterface: "eth0", Guest: layout.GuestIP(), Subnet: subnet}).apply(conn); err != nil {
 			return err
 		}
-		l := links{Bridge: BridgeName, Tap: TapDevice, Gateway: GatewayCIDR, TapOwner: layout.LauncherUID}
+		l := links{Bridge: layout.BridgeName, Tap: layout.TapDevice, Gateway: gateway, TapOwner: layout.LauncherUID}
 		_, err = l.setup(netlinkOps{}, "eth0")
 		return err
 	})
@@ -114,13 +107,4 @@ func checkPodProcess(pid int, podUID types.UID) error {
 		return nil
 	}
 	return fmt.Errorf("process %d behind the launcher's libvirt socket is not in pod %s's cgroup", pid, uid)
-}
-
-func mustCIDR(s string) *net.IPNet {
-	ip, n, err := net.ParseCIDR(s)
-	if err != nil {
-		panic(err)
-	}
-	n.IP = ip.To4()
-	return n
 }

@@ -3,7 +3,10 @@
 // It has no dependencies, so the launcher binary stays small.
 package layout
 
-import "path"
+import (
+	"net"
+	"path"
+)
 
 const (
 	// PrivateDir is the mount point of the pod's private emptyDir in every container.
@@ -28,15 +31,9 @@ const (
 	// the handler starts the domain only then, so the guest's first DHCP request is answered.
 	NetworkReadyRel = "network-ready"
 
-	// libvirtHomeRel holds the session libvirtd's per-user directories (HOME and XDG_*):
-	// libvirt and QEMU run as LauncherUID, which can write nowhere else.
-	libvirtHomeRel = "libvirt-home"
-
-	// The masquerade binding's pod side, as KubeVirt names it (docs/node.md):
+	// BridgeName is the masquerade binding's in-pod bridge, as KubeVirt names it (docs/node.md):
 	// guest NIC --- tap0 --- k6t-br0 10.0.2.1/24 --- NAT --- eth0 <pod IP>.
-	BridgeName   = "k6t-br0"
-	GatewayCIDR  = "10.0.2.1/24"
-	GuestAddress = "10.0.2.2"
+	BridgeName = "k6t-br0"
 
 	// TapDevice is the masquerade binding's tap: virt-handler creates it in the pod's network
 	// namespace, owned by LauncherUID, and QEMU opens it.
@@ -50,6 +47,17 @@ const (
 	LauncherGID = 107
 )
 
+// The masquerade binding's private network: the bridge's address (the guest's router and DHCP
+// server) and the guest's lease. Functions, so no caller can change them for the others.
+func Gateway() *net.IPNet {
+	return &net.IPNet{IP: net.IPv4(10, 0, 2, 1).To4(), Mask: net.CIDRMask(24, 32)}
+}
+func GuestIP() net.IP { return net.IPv4(10, 0, 2, 2).To4() }
+
+// LibvirtHome holds the session libvirtd's per-user directories (HOME and XDG_*): libvirt
+// and QEMU run as LauncherUID, which can write nowhere else.
+const LibvirtHome = PrivateDir + "/libvirt-home"
+
 // LibvirtURI is the launcher's libvirtd as clients in the pod name it: a session daemon of
 // LauncherUID, at the socket the handler also dials.
 const LibvirtURI = "qemu:///session?socket=" + PrivateDir + "/" + SocketRel
@@ -58,13 +66,12 @@ const LibvirtURI = "qemu:///session?socket=" + PrivateDir + "/" + SocketRel
 // image sets it too, so `kubectl exec ... virsh list` reaches the daemon): a session daemon
 // keeps its configuration, caches and runtime files under HOME and the XDG directories.
 func LibvirtEnv() []string {
-	home := InPod(libvirtHomeRel)
 	return []string{
-		"HOME=" + home,
-		"XDG_CONFIG_HOME=" + path.Join(home, "config"),
-		"XDG_CACHE_HOME=" + path.Join(home, "cache"),
-		"XDG_DATA_HOME=" + path.Join(home, "data"),
-		"XDG_RUNTIME_DIR=" + path.Join(home, "run"),
+		"HOME=" + LibvirtHome,
+		"XDG_CONFIG_HOME=" + path.Join(LibvirtHome, "config"),
+		"XDG_CACHE_HOME=" + path.Join(LibvirtHome, "cache"),
+		"XDG_DATA_HOME=" + path.Join(LibvirtHome, "data"),
+		"XDG_RUNTIME_DIR=" + path.Join(LibvirtHome, "run"),
 		"LIBVIRT_DEFAULT_URI=" + LibvirtURI,
 	}
 }

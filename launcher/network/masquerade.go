@@ -52,7 +52,7 @@ func ServeGuest(ctx context.Context, cfg Config) (*Masquerade, error) {
 	if err != nil {
 		return nil, err
 	}
-	gateway, guest := mustCIDR(layout.GatewayCIDR), net.ParseIP(layout.GuestAddress).To4()
+	gateway, guest := layout.Gateway(), layout.GuestIP()
 	dns, err := readResolvConf(cfg.ResolvConf)
 	if err != nil {
 		// The guest can still work by address; say why names do not resolve.
@@ -101,13 +101,4 @@ func readResolvConf(path string) (resolver, error) {
 	}
 	defer f.Close()
 	return parseResolvConf(f)
-}
-
-func mustCIDR(s string) *net.IPNet {
-	ip, n, err := net.ParseCIDR(s)
-	if err != nil {
-		panic(err)
-	}
-	n.IP = ip.To4()
-	return n
 }
