@@ -24,6 +24,36 @@ type Loop struct {
 	Queue  workqueue.TypedRateLimitingInterface[string]
 	Synced []cache.InformerSynced
 	Sync   func(ctx context.Context, key string) error
+
+	mu   sync.Mutex
+	busy map[string]time.Time // keys being synced, since when
+}
+
+// Wedged reports a sync that has run longer than limit: every step of a sync is bounded, so
+// one that is not done is stuck, and the liveness probe should restart the component.
+func (l *Loop) Wedged(limit time.Duration) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for key, since := range l.busy {
+		if d := time.Since(since); d > limit {
+			return fmt.Errorf("%s: the sync of %s has run for %s", l.Name, key, d.Round(time.Second))
+		}
+	}
+	return nil
+}
+
+func (l *Loop) track(key string) (done func()) {
+	l.mu.Lock()
+	if l.busy == nil {
+		l.busy = map[string]time.Time{}
+	}
+	l.busy[key] = time.Now()
+	l.mu.Unlock()
+	return func() {
+		l.mu.Lock()
+		delete(l.busy, key)
+		l.mu.Unlock()
+	}
 }
 
 // NewQueue is the queue every controller uses, named for its metrics.
@@ -80,7 +110,10 @@ func (l *Loop) processNext(ctx context.Context) bool {
 		return false
 	}
 	defer l.Queue.Done(key)
-	if err := l.Sync(ctx, key); err != nil {
+	done := l.track(key)
+	err := l.Sync(ctx, key)
+	done()
+	if err != nil {
 		if apierrors.IsConflict(err) {
 			// A write raced the informer: routine, the retry reads the newer object.
 			klog.FromContext(ctx).V(4).Info("sync conflicted, retrying", "controller", l.Name, "key", key)

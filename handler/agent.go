@@ -65,5 +65,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	return a.controller.Run(ctx, a.workers)
 }
 
+// Live is the liveness check: no worker is wedged.
+func (a *Agent) Live() error { return a.controller.Live() }
+
 // Ready is the readiness check: the caches have synced.
 func (a *Agent) Ready() error { return a.controller.Ready() }

@@ -57,6 +57,8 @@ type Controller struct {
 	waits    workqueue.TypedRateLimiter[string]
 	recorder record.EventRecorder
 	conns    *connCache
+	gate     *launcherGate
+	loop     *controller.Loop
 	opts     Options
 	clock    clock.PassiveClock
 }
@@ -86,6 +88,8 @@ func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer
 		clock:     clock.RealClock{},
 	}
 	c.conns = newConnCache(opts.Dial, c.queue.Add)
+	c.gate = newLauncherGate(c.clock)
+	c.loop = &controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
 	if _, err := vmis.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
 		return nil, err
 	}
@@ -108,9 +112,15 @@ func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer
 // connection. The domains keep running: they belong to their pods.
 func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer c.conns.closeAll()
-	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
-	return loop.Run(ctx, workers)
+	return c.loop.Run(ctx, workers)
 }
+
+// wedgedAfter is well past the longest a sync can take, each of its libvirt calls and API
+// writes being bounded (connect, state, define, start, XML: under two minutes together).
+const wedgedAfter = 3 * time.Minute
+
+// Live is the liveness check: nil unless a worker is stuck in one sync.
+func (c *Controller) Live() error { return c.loop.Wedged(wedgedAfter) }
 
 // Ready is the readiness check: nil once the informers' caches have synced.
 func (c *Controller) Ready() error {

@@ -36,6 +36,7 @@ type fixture struct {
 	lv       *fakeLibvirt
 	c        *Controller
 	recorder *record.FakeRecorder
+	clock    *testingclock.FakePassiveClock
 	root     string // the kubelet root
 	vmis     cache.Indexer
 	pods     cache.Indexer
@@ -70,7 +71,9 @@ func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Po
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.clock = testingclock.NewFakePassiveClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	f.clock = testingclock.NewFakePassiveClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	c.clock = f.clock
+	c.gate = newLauncherGate(f.clock)
 	f.vmis = virtInformers.Kubevirt().V1().VirtualMachineInstances().Informer().GetIndexer()
 	f.pods = kubeInformers.Core().V1().Pods().Informer().GetIndexer()
 	_ = f.vmis.Add(vmi)

@@ -13,27 +13,36 @@ import (
 )
 
 // Bounds on exchanges with a launcher's libvirtd. Starting takes ~0.4 s (QEMU launched, its
-// monitor connected); much more only on a starved node.
+// monitor connected); much more only on a starved node. Connecting and queries are quick: a
+// daemon that does not answer them in seconds is stopped or hung.
 const (
-	callTimeout  = 20 * time.Second
-	startTimeout = 60 * time.Second
+	connectTimeout = 5 * time.Second
+	queryTimeout   = 10 * time.Second
+	callTimeout    = 20 * time.Second
+	startTimeout   = 60 * time.Second
 	// closeTimeout bounds how long Close waits for libvirtd to acknowledge the goodbye.
 	closeTimeout = 5 * time.Second
 )
 
 // DialLibvirt is the real Dialer: it connects to <privateDir>/libvirt/libvirt-sock (see
 // dialLauncherSocket for why not by path) and opens qemu:///session on it (the launcher's libvirtd is its user's session daemon).
+// Every frame libvirtd sends passes frameGuard first.
 func DialLibvirt(_ context.Context, privateDir string) (Libvirt, error) {
 	conn, err := dialLauncherSocket(privateDir, layout.SocketRel)
 	if err != nil {
 		return nil, err
 	}
-	l := libvirt.NewWithDialer(dialers.NewAlreadyConnected(conn))
-	if err := l.ConnectToURI(libvirt.QEMUSession); err != nil {
+	guard := newFrameGuard(conn)
+	g := &goLibvirt{l: libvirt.NewWithDialer(dialers.NewAlreadyConnected(guard)), conn: conn, guard: guard}
+	err = g.call("connecting to libvirt", connectTimeout, func() error { return g.l.ConnectToURI(libvirt.QEMUSession) })
+	if err != nil {
 		_ = conn.Close()
+		if isLauncherFault(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%w: connecting to libvirt: %v", ErrSocketNotReady, err)
 	}
-	return &goLibvirt{l: l, conn: conn}, nil
+	return g, nil
 }
 
 // PeerPID is the pid libvirtd had when it accepted the connection.
@@ -41,28 +50,41 @@ func (g *goLibvirt) PeerPID() int { return peerPID(g.conn) }
 
 // goLibvirt is Libvirt over go-libvirt.
 type goLibvirt struct {
-	l    *libvirt.Libvirt
-	conn net.Conn
+	l     *libvirt.Libvirt
+	conn  net.Conn
+	guard *frameGuard
 }
 
 // call runs one exchange with libvirtd, bounded by timeout: go-libvirt waits for answers
 // forever, and a launcher whose libvirtd hangs must not hold a worker. On timeout the
-// connection is closed, which ends the call; the next sync dials again.
+// connection is closed, which ends the call; the next sync dials again. A panic in go-libvirt
+// while decoding is this launcher's failure, not the agent's; so is a frame the guard refused.
 func (g *goLibvirt) call(what string, timeout time.Duration, f func() error) error {
 	done := make(chan error, 1)
-	go func() { done <- f() }()
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				_ = g.conn.Close()
+				done <- fmt.Errorf("%s: %w: %v", what, errLauncherProtocol, r)
+			}
+		}()
+		done <- f()
+	}()
 	select {
 	case err := <-done:
+		if gerr := g.guard.err(); err != nil && gerr != nil {
+			return fmt.Errorf("%s: %w", what, gerr)
+		}
 		return err
 	case <-time.After(timeout):
 		_ = g.conn.Close()
-		return fmt.Errorf("%s: libvirtd did not answer within %s", what, timeout)
+		return fmt.Errorf("%s: %w within %s", what, errLauncherUnresponsive, timeout)
 	}
 }
 
 func (g *goLibvirt) DomainState(name string) (DomainStatus, error) {
 	var st DomainStatus
-	err := g.call("getting the domain state", callTimeout, func() error {
+	err := g.call("getting the domain state", queryTimeout, func() error {
 		dom, err := g.l.DomainLookupByName(name)
 		if err != nil {
 			return err
@@ -97,7 +119,7 @@ func (g *goLibvirt) StartDomain(name string) error {
 
 func (g *goLibvirt) DomainXML(name string) (string, error) {
 	var out string
-	err := g.call("reading the domain XML", callTimeout, func() error {
+	err := g.call("reading the domain XML", queryTimeout, func() error {
 		dom, err := g.l.DomainLookupByName(name)
 		if err != nil {
 			return err
@@ -112,7 +134,11 @@ func (g *goLibvirt) DomainXML(name string) (string, error) {
 }
 
 func (g *goLibvirt) LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error) {
-	in, err := g.l.LifecycleEvents(ctx)
+	var in <-chan libvirt.DomainEventLifecycleMsg
+	err := g.call("subscribing to domain events", queryTimeout, func() (err error) {
+		in, err = g.l.LifecycleEvents(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,16 @@ type Dialer func(ctx context.Context, privateDir string) (Libvirt, error)
 // ErrSocketNotReady means the launcher's libvirtd does not accept connections yet.
 var ErrSocketNotReady = errors.New("the launcher's libvirt socket is not ready")
 
+// errLauncherUnresponsive is a launcher's libvirtd not answering in time: stopped, hung, or
+// starved. Like errLauncherProtocol, it fails that launcher's instance only, and is retried
+// with a backoff of its own (launcherGate).
+var errLauncherUnresponsive = errors.New("the launcher's libvirtd did not answer")
+
+// isLauncherFault reports a launcher that misbehaves rather than one that is starting or exiting.
+func isLauncherFault(err error) bool {
+	return errors.Is(err, errLauncherUnresponsive) || errors.Is(err, errLauncherProtocol)
+}
+
 // errDomainNotFound is what fakes return for a missing domain.
 var errDomainNotFound = libvirt.Error{Code: uint32(libvirt.ErrNoDomain), Message: "domain not found"}
 

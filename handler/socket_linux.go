@@ -48,6 +48,11 @@ func dialLauncherSocket(dir, rel string) (net.Conn, error) {
 		return nil, fmt.Errorf("%s is not a unix socket (mode %#o)", rel, st.Mode)
 	}
 	conn, err := net.DialTimeout("unix", fmt.Sprintf("/proc/self/fd/%d", fd), dialTimeout)
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		// The listen backlog is full: libvirtd is there but does not accept.
+		return nil, fmt.Errorf("connecting to %s: %w within %s", rel, errLauncherUnresponsive, dialTimeout)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSocketNotReady, err)
 	}

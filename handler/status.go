@@ -20,6 +20,9 @@ const (
 	ReasonPaused             = "Paused"
 	ReasonSuspended          = "Suspended"
 	ReasonSyncFailed         = "SyncFailed"
+	// The launcher's libvirtd did not answer in time, or sent what libvirt never sends.
+	ReasonLauncherUnresponsive  = "LauncherUnresponsive"
+	ReasonLauncherProtocolError = "LauncherProtocolError"
 )
 
 // outcome is what the handler reports of a domain.

@@ -55,7 +55,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		// the VMI controller ends the instance from the pod's phase.
 		return c.reportLastStop(ctx, cached, pod)
 	}
+	if wait := c.gate.closed(key); wait > 0 {
+		c.queue.AddAfter(key, wait)
+		return nil
+	}
 	lv, err := c.conns.get(key, pod.UID, DomainName(cached), PrivateDir(c.opts.KubeletRoot, pod.UID))
+	if isLauncherFault(err) {
+		return c.reportLauncherFault(ctx, key, cached, err)
+	}
 	if errors.Is(err, ErrSocketNotReady) {
 		if _, stopped := c.conns.lastStop(pod.UID); stopped {
 			return c.reportLastStop(ctx, cached, pod)
@@ -68,7 +75,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return err
 	}
 	c.waits.Forget(key)
-	return c.syncDomain(ctx, cached, pod, lv)
+	err = c.syncDomain(ctx, cached, pod, lv)
+	if isLauncherFault(err) {
+		return c.reportLauncherFault(ctx, key, cached, err)
+	}
+	if err == nil {
+		c.gate.reset(key)
+	}
+	return err
 }
 
 // syncDomain creates or adopts the domain and reports it.
@@ -91,6 +105,9 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 		key := cache.MetaObjectToName(cached).String()
 		c.queue.AddAfter(key, c.waits.When(key))
 		return nil
+	}
+	if isLauncherFault(err) {
+		return err // before connectionLost: the handler itself closed the connection
 	}
 	if connectionLost(lv, err) {
 		klog.V(2).InfoS("launcher libvirt went away", "vmi", klog.KObj(vmi), "err", err)
@@ -120,6 +137,27 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 		}
 	}
 	applyOutcome(vmi, o, pod, macs, now)
+	return c.updateStatus(ctx, cached, vmi)
+}
+
+// reportLauncherFault marks the instance not synchronized because its launcher hung or broke
+// the protocol, drops the connection, and keeps the instance from the workers for a backoff.
+// Other instances are not affected; the instance recovers on the first sync that succeeds.
+func (c *Controller) reportLauncherFault(ctx context.Context, key string, cached *v1.VirtualMachineInstance, err error) error {
+	c.conns.forget(key, "")
+	wait := c.gate.trip(key)
+	c.queue.AddAfter(key, wait)
+	reason := ReasonLauncherUnresponsive
+	if errors.Is(err, errLauncherProtocol) {
+		reason = ReasonLauncherProtocolError
+	}
+	klog.InfoS("launcher fault", "vmi", key, "reason", reason, "err", err, "retryIn", wait)
+	vmi := cached.DeepCopy()
+	if cond := vmi.Status.Condition(v1.VirtualMachineInstanceSynchronized); cond == nil || cond.Reason != reason {
+		c.recorder.Eventf(vmi, corev1.EventTypeWarning, reason, "%v", err)
+	}
+	vmi.Status.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse,
+		Reason: reason, Message: err.Error()}, metav1.NewTime(c.clock.Now()))
 	return c.updateStatus(ctx, cached, vmi)
 }
 
@@ -154,6 +192,7 @@ func (c *Controller) updateStatus(ctx context.Context, cached, vmi *v1.VirtualMa
 func (c *Controller) forget(key string) {
 	c.conns.forget(key, "")
 	c.waits.Forget(key)
+	c.gate.reset(key)
 }
 
 // launcherPod is the instance's newest launcher pod on this node, active (status.activePods)

@@ -3,6 +3,7 @@ package handler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -206,5 +207,38 @@ func TestWaitsForSocket(t *testing.T) {
 	f.sync()
 	if f.stored().Status.Phase != v1.Running {
 		t.Errorf("phase = %s once the socket is there", f.stored().Status.Phase)
+	}
+}
+
+// A launcher that hangs or breaks the protocol marks its own instance, and is left alone for
+// a backoff instead of taking a worker on every event; it recovers on the first good sync.
+func TestLauncherFaultIsReportedAndGated(t *testing.T) {
+	for _, fault := range []error{errLauncherUnresponsive, errLauncherProtocol} {
+		t.Run(fault.Error(), func(t *testing.T) {
+			vmi := newInstance()
+			f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
+			f.sync()
+			f.observe()
+			f.lv.stateErr = fmt.Errorf("getting the domain state: %w", fault)
+			f.sync()
+			got := f.stored()
+			c := condition(got, v1.VirtualMachineInstanceSynchronized)
+			want := map[error]string{errLauncherUnresponsive: ReasonLauncherUnresponsive, errLauncherProtocol: ReasonLauncherProtocolError}[fault]
+			if got.Status.Phase != v1.Running || c == nil || c.Status != corev1.ConditionFalse || c.Reason != want {
+				t.Fatalf("phase %s, Synchronized %+v; want Running with reason %s", got.Status.Phase, c, want)
+			}
+			f.observe()
+			dials := f.dials
+			f.sync() // the status write's own event: gated
+			if f.dials != dials {
+				t.Errorf("dialled again %d times within the backoff", f.dials-dials)
+			}
+			f.lv.stateErr = nil
+			f.clock.SetTime(f.clock.Now().Add(faultBackoffBase + time.Second))
+			f.sync()
+			if c := condition(f.stored(), v1.VirtualMachineInstanceSynchronized); c != nil {
+				t.Errorf("after recovery: Synchronized %+v", c)
+			}
+		})
 	}
 }

@@ -27,7 +27,7 @@ func main() {
 	allowEmulation := pflag.Bool("allow-emulation", false, "run guests whose launcher pod has no /dev/kvm with QEMU's software emulator (TCG)")
 	devicePluginDir := pflag.String("device-plugin-dir", "/var/lib/kubelet/device-plugins", "the kubelet's device plugin directory (kubelet.sock), as mounted in this container")
 	healthAddr := pflag.String("health-addr", ":8080", "address of /healthz, /readyz and /metrics")
-	workers := pflag.Int("workers", 3, "concurrent instance syncs")
+	workers := pflag.Int("workers", 8, "concurrent instance syncs (a hung launcher holds one for a few seconds)")
 	component.ParseFlags()
 
 	if *nodeName == "" {
@@ -49,7 +49,7 @@ func main() {
 		component.Exit(err)
 	}
 	g, ctx := errgroup.WithContext(component.SignalContext())
-	g.Go(func() error { return health.Serve(ctx, *healthAddr, agent.Ready) })
+	g.Go(func() error { return health.Serve(ctx, *healthAddr, agent.Ready, agent.Live) })
 	g.Go(func() error { return agent.Run(ctx) })
 	g.Go(func() error {
 		return deviceplugin.Run(ctx, *devicePluginDir, handler.NodeDevices(kvmUsable, handler.HostHas))

@@ -45,5 +45,5 @@ func ServeHealthOnly(name string, issue int) {
 	healthAddr := pflag.String("health-addr", ":8080", "address of the /healthz and /readyz endpoints")
 	ParseFlags()
 	klog.InfoS("starting; health endpoints only until its issue lands", "component", name, "issue", issue)
-	Exit(health.Serve(SignalContext(), *healthAddr, health.Always))
+	Exit(health.Serve(SignalContext(), *healthAddr, health.Always, health.Always))
 }

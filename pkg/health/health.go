@@ -17,19 +17,13 @@ import (
 // Check reports nil when the component is ready to do its work.
 type Check func() error
 
-// Serve answers /healthz while the process runs, /readyz while ready() is nil and /metrics, until ctx
-// ends. It returns the listener's error, or nil after a clean shutdown.
-func Serve(ctx context.Context, addr string, ready Check) error {
+// Serve answers /healthz while live() is nil, /readyz while ready() is nil and /metrics, until
+// ctx ends. It returns the listener's error, or nil after a clean shutdown.
+func Serve(ctx context.Context, addr string, ready, live Check) error {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	mux.HandleFunc("/healthz", answer(live))
 	mux.Handle("/metrics", legacyregistry.Handler())
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if err := ready(); err != nil {
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = w.Write([]byte("ok"))
-	})
+	mux.HandleFunc("/readyz", answer(ready))
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()
@@ -42,6 +36,17 @@ func Serve(ctx context.Context, addr string, ready Check) error {
 		return err
 	}
 	return nil
+}
+
+// answer serves a check: 200 "ok", or 503 with the check's error.
+func answer(check Check) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		if err := check(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	}
 }
 
 // Always is a Check for components that are ready as soon as they serve.

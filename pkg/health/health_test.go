@@ -17,27 +17,32 @@ func TestServe(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	var ready atomic.Pointer[error]
+	var ready, live atomic.Pointer[error]
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- Serve(ctx, addr, func() error { return *ready.Load() }) }()
+	go func() {
+		done <- Serve(ctx, addr, func() error { return *ready.Load() }, func() error { return *live.Load() })
+	}()
 
 	notSynced := errors.New("informers not synced")
+	wedged := errors.New("a worker is wedged")
 
 	tests := []struct {
-		path  string
-		ready error
-		want  int
+		path        string
+		ready, live error
+		want        int
 	}{
-		{"/healthz", notSynced, http.StatusOK},
-		{"/readyz", notSynced, http.StatusServiceUnavailable},
-		{"/readyz", nil, http.StatusOK},
-		{"/metrics", notSynced, http.StatusOK},
+		{"/healthz", notSynced, nil, http.StatusOK},
+		{"/healthz", nil, wedged, http.StatusServiceUnavailable},
+		{"/readyz", notSynced, nil, http.StatusServiceUnavailable},
+		{"/readyz", nil, wedged, http.StatusOK},
+		{"/metrics", notSynced, wedged, http.StatusOK},
 	}
 	for _, tt := range tests {
 		ready.Store(&tt.ready)
+		live.Store(&tt.live)
 		if got := statusOf(t, "http://"+addr+tt.path); got != tt.want {
-			t.Errorf("GET %s (ready=%v) = %d, want %d", tt.path, tt.ready, got, tt.want)
+			t.Errorf("GET %s (ready=%v, live=%v) = %d, want %d", tt.path, tt.ready, tt.live, got, tt.want)
 		}
 	}
 	cancel()

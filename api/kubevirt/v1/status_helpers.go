@@ -46,3 +46,13 @@ func (s *VirtualMachineInstanceStatus) RemoveCondition(t VirtualMachineInstanceC
 		s.Conditions = nil
 	}
 }
+
+// Condition is the condition of type t, nil when there is none.
+func (s *VirtualMachineInstanceStatus) Condition(t VirtualMachineInstanceConditionType) *VirtualMachineInstanceCondition {
+	for i := range s.Conditions {
+		if s.Conditions[i].Type == t {
+			return &s.Conditions[i]
+		}
+	}
+	return nil
+}

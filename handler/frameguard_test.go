@@ -1,0 +1,133 @@
+package handler
+
+import (
+	"encoding/binary"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/vmctl/vmctl/launcher/layout"
+	"github.com/vmctl/vmctl/test/fakelibvirtd"
+)
+
+// frame builds a frame of the remote program with the payload words.
+func frame(proc, typ, status uint32, words ...uint32) []byte {
+	be := binary.BigEndian
+	b := make([]byte, frameHeaderLen)
+	be.PutUint32(b[4:], remoteProgram)
+	be.PutUint32(b[12:], proc)
+	be.PutUint32(b[16:], typ)
+	be.PutUint32(b[24:], status)
+	for _, w := range words {
+		b = be.AppendUint32(b, w)
+	}
+	be.PutUint32(b, uint32(len(b)))
+	return b
+}
+
+func TestCheckFrame(t *testing.T) {
+	uuid := []uint32{0, 0, 0, 0}
+	domain := append(append([]uint32{4, 0x61626364}, uuid...), 7) // "abcd", uuid, id
+	tests := []struct {
+		name      string
+		frame     []byte
+		wantEvent bool
+		wantErr   bool
+	}{
+		{"state reply", frame(procDomainGetState, typeReply, statusOK, 1, 1), false, false},
+		{"lookup reply", frame(procDomainLookupByName, typeReply, statusOK, domain...), false, false},
+		{"lifecycle event", frame(procEventLifecycle, typeMessage, statusOK, append(append([]uint32{1}, domain...), 2, 0)...), true, false},
+		{"error reply", frame(procDomainCreate, typeReply, statusError, 1, 10, 1, 3, 0x41420000, 2, 0, 0, 0, 0, 0, 0, 0), false, false},
+		{"string longer than the frame", frame(procDomainGetXMLDesc, typeReply, statusOK, 0x7ffffff0), false, true},
+		{"error message longer than the frame", frame(procDomainCreate, typeReply, statusError, 1, 10, 1, 0x7ffffff0), false, true},
+		{"auth list too long", frame(procAuthList, typeReply, statusOK, 1000), false, true},
+		{"bad optional flag", frame(procDomainCreate, typeReply, statusError, 1, 10, 7), false, true},
+		{"truncated reply", frame(procDomainGetState, typeReply, statusOK, 1), false, true},
+		{"reply to a call never made", frame(procConnectOpen+1000, typeReply, statusOK), false, true},
+		{"another event", frame(procEventLifecycle+1, typeMessage, statusOK), false, true},
+		{"a stream", frame(procDomainCreate, 3, statusOK), false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isEvent, err := checkFrame(tt.frame)
+			if (err != nil) != tt.wantErr || isEvent != tt.wantEvent {
+				t.Fatalf("checkFrame = %v, %v; want event %v, error %v", isEvent, err, tt.wantEvent, tt.wantErr)
+			}
+			if err != nil && !errors.Is(err, errLauncherProtocol) {
+				t.Errorf("error %v is not errLauncherProtocol", err)
+			}
+		})
+	}
+}
+
+func TestFrameGuardThrottlesEvents(t *testing.T) {
+	client, server := net.Pipe()
+	defer client.Close()
+	ev := frame(procEventLifecycle, typeMessage, statusOK, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+	reply := frame(procDomainGetState, typeReply, statusOK, 1, 1)
+	go func() {
+		for range eventBurst * 3 {
+			_, _ = server.Write(ev)
+		}
+		_, _ = server.Write(reply)
+		server.Close()
+	}()
+	g := newFrameGuard(client)
+	events := 0
+	for {
+		f, err := g.next()
+		if err != nil {
+			break
+		}
+		if binary.BigEndian.Uint32(f[12:]) == procEventLifecycle {
+			events++
+		}
+	}
+	if events < eventBurst || events > eventBurst+eventRate {
+		t.Errorf("%d of %d events passed, want about the burst of %d", events, eventBurst*3, eventBurst)
+	}
+}
+
+// A hostile launcher fails its own connection, fast, without a panic or a large allocation.
+func TestDialLibvirtSurvivesAHostileLauncher(t *testing.T) {
+	for _, mode := range []string{fakelibvirtd.HugeFrame, fakelibvirtd.ShortFrame, fakelibvirtd.HugeString, fakelibvirtd.Hang} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			sock := filepath.Join(dir, layout.SocketRel)
+			if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			l, err := net.Listen("unix", sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			go func() { _ = fakelibvirtd.Serve(l, mode) }()
+
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			lv, err := DialLibvirt(t.Context(), dir)
+			if err == nil {
+				lv.Close()
+				t.Fatal("connected to a hostile libvirtd")
+			}
+			if !isLauncherFault(err) {
+				t.Errorf("error %v is not a launcher fault", err)
+			}
+			if d := time.Since(start); d > connectTimeout+2*time.Second {
+				t.Errorf("took %s", d)
+			}
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			if grown := after.TotalAlloc - before.TotalAlloc; grown > 4*maxFrame {
+				t.Errorf("allocated %d bytes", grown)
+			}
+			t.Logf("%s: %v", mode, err)
+		})
+	}
+}
