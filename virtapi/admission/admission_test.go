@@ -48,6 +48,11 @@ func tplSpec(m map[string]any) map[string]any {
 	return at(m, "spec", "template", "spec").(map[string]any)
 }
 
+// validate is Validate with virt-api's default limits.
+func validate(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+	return Validate(req, DefaultLimits())
+}
+
 func review(resource string, op admissionv1.Operation, raw []byte) *admissionv1.AdmissionRequest {
 	return &admissionv1.AdmissionRequest{UID: types.UID("u"), Operation: op, Name: "vm1",
 		Resource: metav1.GroupVersionResource{Group: "kubevirt.io", Version: "v1", Resource: resource},
@@ -111,7 +116,7 @@ func TestValidateVM(t *testing.T) {
 		{name: "no template", field: "spec.template", why: "Required", edit: func(m map[string]any) { delete(at(m, "spec").(map[string]any), "template") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := Validate(review(VirtualMachines, admissionv1.Create, edit(t, vmJSON, tc.edit)))
+			resp := validate(review(VirtualMachines, admissionv1.Create, edit(t, vmJSON, tc.edit)))
 			checkResponse(t, resp, tc.field, tc.why)
 			if tc.warning != "" && !strings.Contains(strings.Join(resp.Warnings, "\n"), tc.warning) {
 				t.Errorf("warnings %q, want one containing %q", resp.Warnings, tc.warning)
@@ -169,7 +174,7 @@ func TestValidateVMI(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkResponse(t, Validate(review(VirtualMachineInstances, admissionv1.Create, edit(t, vmiJSON, tc.edit))), tc.field, tc.why)
+			checkResponse(t, validate(review(VirtualMachineInstances, admissionv1.Create, edit(t, vmiJSON, tc.edit))), tc.field, tc.why)
 		})
 	}
 }
@@ -194,19 +199,21 @@ func TestValidateVMIRS(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkResponse(t, Validate(review(ReplicaSets, admissionv1.Create, edit(t, rsJSON, tc.edit))), tc.field, tc.why)
+			checkResponse(t, validate(review(ReplicaSets, admissionv1.Create, edit(t, rsJSON, tc.edit))), tc.field, tc.why)
 		})
 	}
 }
 
 func TestValidateIgnoresOtherOperationsAndResources(t *testing.T) {
-	if r := Validate(review(VirtualMachines, admissionv1.Delete, nil)); !r.Allowed {
+	if r := validate(review(VirtualMachines, admissionv1.Delete, nil)); !r.Allowed {
 		t.Fatal("delete denied")
 	}
-	if r := Validate(review("pods", admissionv1.Create, []byte(`{}`))); !r.Allowed {
+	if r := validate(review("pods", admissionv1.Create, []byte(`{}`))); !r.Allowed {
 		t.Fatal("other resource denied")
 	}
-	if r := Validate(review(VirtualMachines, admissionv1.Create, []byte(`{"spec":7}`))); r.Allowed || r.Result.Code != 400 {
+	if r := validate(review(VirtualMachines, admissionv1.Create, []byte(`{"spec":`))); r.Allowed || r.Result.Code != 400 {
 		t.Fatalf("undecodable object: %+v", r)
 	}
+	// A value of the wrong type is a 422 naming the field.
+	checkResponse(t, validate(review(VirtualMachines, admissionv1.Create, []byte(`{"spec":7}`))), "spec", "must be an object")
 }

@@ -1,6 +1,8 @@
 // Package admission is virt-api's admission logic, pure so it is table-tested and fuzzed:
 // validation of VirtualMachines, instances and replica sets beyond what the CRD's CEL rules
-// can say (cross-references between lists, derived names, unknown volume kinds), defaulting
+// can say (cross-references between lists, derived names, unknown volume kinds), what would
+// otherwise fail only at the node (guest memory, vCPU topology, emptyDisk sizes, strings
+// bound for the domain XML; docs/admission.md lists them), an instance's fixed spec, defaulting
 // as JSON patches, and the deprecation warning for spec.running. Every rejection is a
 // field.Error naming the field and saying why.
 package admission
@@ -11,17 +13,12 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	apivalidation "github.com/vmctl/vmctl/api/kubevirt/v1/validation"
 )
-
-// MinGuestMemory is the least memory a guest may have: below it QEMU cannot even load a
-// firmware, let alone a kernel (KubeVirt's floor is 1M; a guest that small never boots).
-var MinGuestMemory = resource.MustParse("1Mi")
 
 // knownVolumeKinds are the volume sources the node can provide; everything else (hostDisk,
 // a hostPath, ...) is refused, so a VM spec can never reach the node's files.
@@ -34,16 +31,20 @@ const launcherContainerPrefix = "volume-"
 // replicaSuffixLen is what a replica set appends to its name for an instance: -xxxxx.
 const replicaSuffixLen = 6
 
-// validateInstanceSpec is the existing spec validation plus the cross-field rules.
-func validateInstanceSpec(path *field.Path, spec *v1.VirtualMachineInstanceSpec, raw json.RawMessage, disksMustMatch bool) field.ErrorList {
+// validateInstanceSpec is the existing spec validation plus the cross-field rules and what
+// would otherwise fail only at the node (hardware.go, text.go).
+func validateInstanceSpec(path *field.Path, spec *v1.VirtualMachineInstanceSpec, raw json.RawMessage, disksMustMatch bool, limits Limits) field.ErrorList {
 	errs := apivalidation.ValidateVirtualMachineInstanceSpec(path, spec)
 	errs = append(errs, unknownVolumeKinds(path.Child("volumes"), raw)...)
 	if disksMustMatch {
 		errs = append(errs, disksWithoutVolume(path, spec)...)
 	}
 	errs = append(errs, memoryTooSmall(path.Child("domain"), &spec.Domain)...)
+	errs = append(errs, cpuTopology(path.Child("domain"), &spec.Domain)...)
+	errs = append(errs, emptyDisks(path.Child("volumes"), spec.Volumes, limits)...)
+	errs = append(errs, domainText(path, spec)...)
 	errs = append(errs, volumeNames(path.Child("volumes"), spec.Volumes)...)
-	if spec.Hostname != "" {
+	if spec.Hostname != "" && badText(spec.Hostname) == "" { // else domainText said why
 		for _, msg := range validation.IsDNS1123Label(spec.Hostname) {
 			errs = append(errs, field.Invalid(path.Child("hostname"), spec.Hostname, msg))
 		}
@@ -89,30 +90,6 @@ func disksWithoutVolume(path *field.Path, spec *v1.VirtualMachineInstanceSpec) f
 			e := field.NotFound(p, d.Name)
 			e.Detail = fmt.Sprintf("no volume named %q in %s", d.Name, path.Child("volumes"))
 			errs = append(errs, e)
-		}
-	}
-	return errs
-}
-
-// memoryTooSmall: the guest gets at least MinGuestMemory and no more than the limit.
-func memoryTooSmall(path *field.Path, d *v1.DomainSpec) field.ErrorList {
-	var errs field.ErrorList
-	check := func(p *field.Path, q resource.Quantity) {
-		if q.Sign() > 0 && q.Cmp(MinGuestMemory) < 0 {
-			errs = append(errs, field.Invalid(p, q.String(), fmt.Sprintf("too small for a guest: at least %s", MinGuestMemory.String())))
-		}
-	}
-	if q, ok := d.Resources.Requests["memory"]; ok {
-		check(path.Child("resources", "requests", "memory"), q)
-	}
-	if q, ok := d.Resources.Limits["memory"]; ok {
-		check(path.Child("resources", "limits", "memory"), q)
-	}
-	if d.Memory != nil && d.Memory.Guest != nil {
-		check(path.Child("memory", "guest"), *d.Memory.Guest)
-		if limit, ok := d.Resources.Limits["memory"]; ok && d.Memory.Guest.Cmp(limit) > 0 {
-			errs = append(errs, field.Invalid(path.Child("memory", "guest"), d.Memory.Guest.String(),
-				fmt.Sprintf("must not be greater than %s (%s)", path.Child("resources", "limits", "memory"), limit.String())))
 		}
 	}
 	return errs

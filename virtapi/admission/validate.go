@@ -30,7 +30,7 @@ func rawSpec(raw []byte, keys ...string) json.RawMessage {
 // ValidateVM checks a VirtualMachine. A VM that will not run (Halted) may name disks with no
 // volume, with a warning: KubeVirt's own documented example does, and must apply; it is
 // refused once it is asked to run, as its instance could not start.
-func ValidateVM(vm *v1.VirtualMachine, raw []byte) (field.ErrorList, []string) {
+func ValidateVM(vm *v1.VirtualMachine, raw []byte, limits Limits) (field.ErrorList, []string) {
 	spec := field.NewPath("spec")
 	errs := apivalidation.ValidateVirtualMachineSpec(spec, &vm.Spec)
 	var warnings []string
@@ -44,7 +44,7 @@ func ValidateVM(vm *v1.VirtualMachine, raw []byte) (field.ErrorList, []string) {
 	strategy, _ := vm.Spec.EffectiveRunStrategy()
 	runs := strategy != v1.RunStrategyHalted
 	tpl := spec.Child("template", "spec")
-	errs = append(errs, validateInstanceSpec(tpl, &vm.Spec.Template.Spec, rawSpec(raw, "spec", "template", "spec"), runs)...)
+	errs = append(errs, validateInstanceSpec(tpl, &vm.Spec.Template.Spec, rawSpec(raw, "spec", "template", "spec"), runs, limits)...)
 	if !runs {
 		for _, e := range disksWithoutVolume(tpl, &vm.Spec.Template.Spec) {
 			warnings = append(warnings, fmt.Sprintf("%s; the VM cannot start until this is fixed", e.Error()))
@@ -53,19 +53,19 @@ func ValidateVM(vm *v1.VirtualMachine, raw []byte) (field.ErrorList, []string) {
 	return dedupe(errs), warnings
 }
 
-// ValidateVMI checks a VirtualMachineInstance.
-func ValidateVMI(vmi *v1.VirtualMachineInstance, raw []byte) field.ErrorList {
+// ValidateVMI checks a new VirtualMachineInstance (updates: ValidateVMIUpdate).
+func ValidateVMI(vmi *v1.VirtualMachineInstance, raw []byte, limits Limits) field.ErrorList {
 	errs := instanceName(field.NewPath("metadata", "name"), vmi.Name, 0)
-	return dedupe(append(errs, validateInstanceSpec(field.NewPath("spec"), &vmi.Spec, rawSpec(raw, "spec"), true)...))
+	return dedupe(append(errs, validateInstanceSpec(field.NewPath("spec"), &vmi.Spec, rawSpec(raw, "spec"), true, limits)...))
 }
 
 // ValidateVMIRS checks a VirtualMachineInstanceReplicaSet.
-func ValidateVMIRS(rs *v1.VirtualMachineInstanceReplicaSet, raw []byte) field.ErrorList {
+func ValidateVMIRS(rs *v1.VirtualMachineInstanceReplicaSet, raw []byte, limits Limits) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := apivalidation.ValidateReplicaSetSpec(spec, &rs.Spec)
 	errs = append(errs, instanceName(field.NewPath("metadata", "name"), rs.Name, replicaSuffixLen)...)
 	if rs.Spec.Template != nil {
-		errs = append(errs, validateInstanceSpec(spec.Child("template", "spec"), &rs.Spec.Template.Spec, rawSpec(raw, "spec", "template", "spec"), true)...)
+		errs = append(errs, validateInstanceSpec(spec.Child("template", "spec"), &rs.Spec.Template.Spec, rawSpec(raw, "spec", "template", "spec"), true, limits)...)
 	}
 	return dedupe(errs)
 }

@@ -13,7 +13,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/spf13/pflag"
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2"
 
 	"github.com/vmctl/vmctl/virtapi/admission"
@@ -22,11 +24,14 @@ import (
 // maxBody bounds a review: the apiserver limits objects to ~3 MiB.
 const maxBody = 6 << 20
 
-// Handler is the webhooks' mux.
-func Handler() http.Handler {
+// Handler is the webhooks' mux; validation holds specs to limits.
+func Handler(limits admission.Limits) http.Handler {
 	mux := http.NewServeMux()
+	validate := func(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		return admission.Validate(req, limits)
+	}
 	for _, r := range []string{admission.VirtualMachines, admission.VirtualMachineInstances, admission.ReplicaSets} {
-		mux.Handle("/validate-"+r, review(admission.Validate))
+		mux.Handle("/validate-"+r, review(validate))
 		mux.Handle("/mutate-"+r, review(admission.Mutate))
 	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
@@ -55,12 +60,41 @@ func review(decide func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionRes
 	})
 }
 
-// Serve serves Handler on addr with the certificate getCert returns (rotated by the caller)
-// until ctx ends.
+// AddFlags registers the limits' flags on fs; limits holds their defaults and, once fs is
+// parsed, their values.
+func AddFlags(fs *pflag.FlagSet, limits *admission.Limits) {
+	fs.Var((*quantityFlag)(&limits.MaxEmptyDiskCapacity), "max-empty-disk-capacity",
+		"the largest spec.volumes[].emptyDisk.capacity admitted (a sparse file on the node's disk the guest may fill); 0 for no limit")
+}
+
+// quantityFlag is a resource.Quantity as a flag value ("100Gi").
+type quantityFlag resource.Quantity
+
+func (q *quantityFlag) String() string { return (*resource.Quantity)(q).String() }
+func (q *quantityFlag) Type() string   { return "quantity" }
+func (q *quantityFlag) Set(s string) error {
+	v, err := resource.ParseQuantity(s)
+	if err != nil {
+		return err
+	}
+	if v.Sign() < 0 {
+		return fmt.Errorf("%s: must not be negative", s)
+	}
+	*q = quantityFlag(v)
+	return nil
+}
+
+// Serve serves the webhooks with admission.DefaultLimits; see ServeWith.
 func Serve(ctx context.Context, addr string, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error)) error {
+	return ServeWith(ctx, addr, getCert, admission.DefaultLimits())
+}
+
+// ServeWith serves Handler(limits) on addr with the certificate getCert returns (rotated by
+// the caller) until ctx ends.
+func ServeWith(ctx context.Context, addr string, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error), limits admission.Limits) error {
 	srv := &http.Server{
 		Addr:              addr,
-		Handler:           Handler(),
+		Handler:           Handler(limits),
 		TLSConfig:         &tls.Config{GetCertificate: getCert, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: 10 * time.Second,
 	}

@@ -3,11 +3,15 @@ package webhook
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"github.com/spf13/pflag"
 	admissionv1 "k8s.io/api/admission/v1"
+
+	"github.com/vmctl/vmctl/virtapi/admission"
 )
 
 func TestReviewRoundTrip(t *testing.T) {
@@ -15,7 +19,7 @@ func TestReviewRoundTrip(t *testing.T) {
 "resource":{"group":"kubevirt.io","version":"v1","resource":"virtualmachineinstances"},"name":"x",
 "object":{"metadata":{"name":"x"},"spec":{"domain":{"devices":{}}}}}}`
 	rec := httptest.NewRecorder()
-	Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/validate-virtualmachineinstances", bytes.NewBufferString(body)))
+	Handler(admission.DefaultLimits()).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/validate-virtualmachineinstances", bytes.NewBufferString(body)))
 	var out admissionv1.AdmissionReview
 	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
 		t.Fatal(err)
@@ -24,8 +28,30 @@ func TestReviewRoundTrip(t *testing.T) {
 		t.Fatalf("response %s", rec.Body.String())
 	}
 	rec = httptest.NewRecorder()
-	Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mutate-virtualmachineinstances", bytes.NewBufferString("{")))
+	Handler(admission.DefaultLimits()).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mutate-virtualmachineinstances", bytes.NewBufferString("{")))
 	if rec.Code != http.StatusBadRequest {
 		t.Fatalf("garbage: %d", rec.Code)
+	}
+}
+
+func TestMaxEmptyDiskCapacityFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // "" for a parse error
+	}{
+		{nil, "100Gi"},
+		{[]string{"--max-empty-disk-capacity=1Ti"}, "1Ti"},
+		{[]string{"--max-empty-disk-capacity=0"}, "0"},
+		{[]string{"--max-empty-disk-capacity=-1Gi"}, ""},
+		{[]string{"--max-empty-disk-capacity=lots"}, ""},
+	} {
+		limits := admission.DefaultLimits()
+		fs := pflag.NewFlagSet("virt-api", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		AddFlags(fs, &limits)
+		err := fs.Parse(tc.args)
+		if got := limits.MaxEmptyDiskCapacity.String(); (err != nil) != (tc.want == "") || (err == nil && got != tc.want) {
+			t.Errorf("%v: limit %s, error %v; want %q", tc.args, got, err, tc.want)
+		}
 	}
 }
