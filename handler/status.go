@@ -20,6 +20,7 @@ const (
 	ReasonPaused             = "Paused"
 	ReasonSuspended          = "Suspended"
 	ReasonSyncFailed         = "SyncFailed"
+	ReasonStartFailed        = "StartFailed"
 	// The launcher's libvirtd did not answer in time, or sent what libvirt never sends.
 	ReasonLauncherUnresponsive  = "LauncherUnresponsive"
 	ReasonLauncherProtocolError = "LauncherProtocolError"

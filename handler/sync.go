@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/digitalocean/go-libvirt"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,7 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
-	vmicontroller "github.com/vmctl/vmctl/controller/vmi"
+	"github.com/vmctl/vmctl/pkg/launcherpods"
 )
 
 // sync brings one instance's domain in line with its phase and reports the domain back:
@@ -118,6 +119,11 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 		setFailed(vmi, ReasonInvalidSpec, err.Error(), now)
 		return c.updateStatus(ctx, cached, vmi)
 	}
+	if err != nil && vmi.Status.Phase == v1.Scheduled && c.startCannotSucceed(cache.MetaObjectToName(cached).String(), err) {
+		c.recorder.Eventf(vmi, corev1.EventTypeWarning, ReasonStartFailed, "Cannot start the instance: %v", err)
+		setFailed(vmi, ReasonStartFailed, err.Error(), now)
+		return c.updateStatus(ctx, cached, vmi)
+	}
 	if err != nil {
 		c.recorder.Eventf(vmi, corev1.EventTypeWarning, ReasonSyncFailed, "%v", err)
 		setSyncFailed(vmi, err.Error(), now)
@@ -138,6 +144,23 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 	}
 	applyOutcome(vmi, o, pod, macs, now)
 	return c.updateStatus(ctx, cached, vmi)
+}
+
+// maxStartAttempts is how often a start that fails is tried before the instance fails: enough
+// for a starved node to catch up, few enough that a guest QEMU cannot start (too little
+// memory for its initrd, say) fails, and its VM's run strategy decides, within a minute.
+const maxStartAttempts = 5
+
+// startCannotSucceed says whether a failed start is final: libvirt refused the definition
+// itself, or it failed maxStartAttempts times in a row.
+func (c *Controller) startCannotSucceed(key string, err error) bool {
+	for _, code := range []libvirt.ErrorNumber{libvirt.ErrXMLError, libvirt.ErrXMLDetail, libvirt.ErrConfigUnsupported, libvirt.ErrOperationUnsupported} {
+		var lerr libvirt.Error
+		if errors.As(err, &lerr) && lerr.Code == uint32(code) {
+			return true
+		}
+	}
+	return c.queue.NumRequeues(key) >= maxStartAttempts-1
 }
 
 // reportLauncherFault marks the instance not synchronized because its launcher hung or broke
@@ -195,21 +218,23 @@ func (c *Controller) forget(key string) {
 	c.gate.reset(key)
 }
 
-// launcherPod is the instance's newest launcher pod on this node, active (status.activePods)
-// or ended, from the node's pod cache; nil when there is none.
+// launcherPod is the instance's launcher pod on this node from the node's pod cache: the one
+// its status lists (launcherpods.Active), else the newest that ended (a pod leaves
+// activePods once it ended; the handler may still report its last events); nil when there is
+// none. A pod that only claims the instance is never run as its launcher while one is active.
 func (c *Controller) launcherPod(vmi *v1.VirtualMachineInstance) (*corev1.Pod, error) {
-	pods, err := vmicontroller.LauncherPods(c.podLister, vmi)
+	pods, err := launcherpods.Claiming(c.podLister, vmi)
 	if err != nil {
 		return nil, err
 	}
-	for _, pod := range pods {
-		if pod.Spec.NodeName != c.opts.NodeName {
-			continue
+	for _, pod := range launcherpods.Active(vmi, pods) {
+		if pod.Spec.NodeName == c.opts.NodeName {
+			return pod, nil
 		}
-		// A pod leaves activePods once it ended; the handler may still report its last events.
-		node, active := vmi.Status.ActivePods[pod.UID]
+	}
+	for _, pod := range pods {
 		ended := pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
-		if active && node == c.opts.NodeName || ended {
+		if pod.Spec.NodeName == c.opts.NodeName && ended {
 			return pod, nil
 		}
 	}

@@ -242,3 +242,25 @@ func TestLauncherFaultIsReportedAndGated(t *testing.T) {
 		})
 	}
 }
+
+// A start that keeps failing fails the instance, with the reason, after maxStartAttempts.
+func TestAStartThatKeepsFailingFailsTheInstance(t *testing.T) {
+	vmi := newInstance()
+	f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
+	f.lv.startErr = errors.New("qemu: initrd is too large")
+	for attempt := 1; attempt < maxStartAttempts; attempt++ {
+		if err := f.c.sync(context.Background(), "ns/web"); err == nil {
+			t.Fatalf("attempt %d succeeded", attempt)
+		}
+		f.c.queue.AddRateLimited("ns/web") // what the work loop does with the error
+		f.observe()
+		if got := f.stored(); got.Status.Phase != v1.Scheduled {
+			t.Fatalf("attempt %d: phase %s, want Scheduled while retrying", attempt, got.Status.Phase)
+		}
+	}
+	f.sync()
+	got := f.stored()
+	if c := condition(got, v1.VirtualMachineInstanceSynchronized); got.Status.Phase != v1.Failed || got.Status.Reason != ReasonStartFailed || c == nil || !strings.Contains(c.Message, "initrd") {
+		t.Errorf("phase %s, reason %q, Synchronized %+v; want Failed %s saying why", got.Status.Phase, got.Status.Reason, c, ReasonStartFailed)
+	}
+}

@@ -15,7 +15,7 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/api/kubevirt/v1/validation"
-	vmicontroller "github.com/vmctl/vmctl/controller/vmi"
+	"github.com/vmctl/vmctl/pkg/launcherpods"
 )
 
 // Event reasons, as KubeVirt records them.
@@ -152,9 +152,12 @@ func (c *Controller) launcherPod(vmi *v1.VirtualMachineInstance) *corev1.Pod {
 	if vmi == nil {
 		return nil
 	}
-	pods, err := vmicontroller.LauncherPods(c.podLister, vmi)
-	if err != nil || len(pods) == 0 {
+	pods, err := launcherpods.Claiming(c.podLister, vmi)
+	if err != nil {
 		return nil
 	}
-	return pods[0]
+	if active := launcherpods.Active(vmi, pods); len(active) > 0 {
+		return active[0]
+	}
+	return nil
 }

@@ -32,6 +32,7 @@ type Controller struct {
 	queue        workqueue.TypedRateLimitingInterface[string]
 	recorder     record.EventRecorder
 	expectations *expectations.Expectations
+	created      createdPods
 	config       PodConfig
 	clock        clock.PassiveClock
 }

@@ -15,6 +15,7 @@ import (
 	kubeinformers "k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	core "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -29,6 +30,7 @@ type fixture struct {
 	kube *kubefake.Clientset
 	virt *fake.Clientset
 	c    *Controller
+	pods cache.Indexer
 }
 
 func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Pod) *fixture {
@@ -46,8 +48,9 @@ func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Po
 	_ = virtInformers.Kubevirt().V1().VirtualMachineInstances().Informer().GetIndexer().Add(vmi)
 	for _, p := range pods {
 		_ = kubeInformers.Core().V1().Pods().Informer().GetIndexer().Add(p)
+		c.created.set("ns/web", p.UID) // as if this controller had created it
 	}
-	f.c = c
+	f.c, f.pods = c, kubeInformers.Core().V1().Pods().Informer().GetIndexer()
 	return f
 }
 
@@ -95,6 +98,23 @@ func launcher(vmi *v1.VirtualMachineInstance, phase corev1.PodPhase, node string
 	pod.Spec.NodeName = node
 	pod.Status.Phase = phase
 	return pod
+}
+
+// A pod someone else made to claim the instance (its label and owner reference) is not its
+// launcher: the controller creates its own, and never lists the claimant in activePods.
+func TestAClaimingPodIsNotTheLauncher(t *testing.T) {
+	vmi := newInstance()
+	decoy := launcher(vmi, corev1.PodRunning, "node-a")
+	decoy.Name, decoy.UID = "decoy", "decoy-uid"
+	f := newFixture(t, vmi)
+	_ = f.kube.Tracker().Add(decoy)
+	_ = f.pods.Add(decoy)
+	if got, want := f.sync(), "create pods"; got != want {
+		t.Fatalf("actions: %s, want %s", got, want)
+	}
+	if _, listed := f.stored().Status.ActivePods[decoy.UID]; listed {
+		t.Errorf("activePods lists the claiming pod: %v", f.stored().Status.ActivePods)
+	}
 }
 
 func TestSyncCreatesTheLauncherPod(t *testing.T) {

@@ -11,13 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/pkg/launcherpods"
 )
 
 // Event reasons, as KubeVirt records them.
@@ -36,13 +35,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	cached, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.expectations.Forget(key)
+		c.created.forget(key)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	vmi := cached.DeepCopy()
-	pods, err := LauncherPods(c.podLister, vmi)
+	pods, err := c.launcherPods(key, vmi)
 	if err != nil {
 		return err
 	}
@@ -90,20 +90,23 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	return syncErr
 }
 
-// LauncherPods are the pods an instance controls, from the cache, newest first.
-func LauncherPods(podLister corelisters.PodLister, vmi *v1.VirtualMachineInstance) ([]*corev1.Pod, error) {
-	all, err := podLister.Pods(vmi.Namespace).List(labels.SelectorFromSet(labels.Set{v1.CreatedByLabel: string(vmi.UID)}))
+// launcherPods are the instance's launcher pods, newest first: those its status lists
+// (launcherpods.Active), and the one this controller created and has not recorded yet. Pods
+// that merely claim the instance are none of them.
+func (c *Controller) launcherPods(key string, vmi *v1.VirtualMachineInstance) ([]*corev1.Pod, error) {
+	claiming, err := launcherpods.Claiming(c.podLister, vmi)
 	if err != nil {
 		return nil, err
 	}
-	var owned []*corev1.Pod
-	for _, pod := range all {
-		if ref := metav1.GetControllerOf(pod); ref != nil && ref.UID == vmi.UID {
-			owned = append(owned, pod)
+	created := c.created.get(key)
+	active := launcherpods.Active(vmi, claiming)
+	for _, p := range claiming {
+		if p.UID == created && !slices.Contains(active, p) {
+			active = append(active, p)
 		}
 	}
-	sort.Slice(owned, func(i, j int) bool { return owned[j].CreationTimestamp.Before(&owned[i].CreationTimestamp) })
-	return owned, nil
+	sort.Slice(active, func(i, j int) bool { return active[j].CreationTimestamp.Before(&active[i].CreationTimestamp) })
+	return active, nil
 }
 
 func (c *Controller) createPod(ctx context.Context, key string, vmi *v1.VirtualMachineInstance) error {
@@ -114,6 +117,7 @@ func (c *Controller) createPod(ctx context.Context, key string, vmi *v1.VirtualM
 		c.recorder.Eventf(vmi, corev1.EventTypeWarning, FailedCreate, "Error creating pod: %v", err)
 		return err
 	}
+	c.created.set(key, pod.UID)
 	c.recorder.Eventf(vmi, corev1.EventTypeNormal, SuccessfulCreate, "Created virtual machine pod %s", pod.Name)
 	return nil
 }
