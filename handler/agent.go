@@ -16,6 +16,7 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/client/clientset/versioned/scheme"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions"
+	"github.com/vmctl/vmctl/pkg/handlerapi"
 )
 
 // NewInformerFactories are the informers of one node: instances scheduled to it (selected by
@@ -70,3 +71,9 @@ func (a *Agent) Live() error { return a.controller.Live() }
 
 // Ready is the readiness check: the caches have synced.
 func (a *Agent) Ready() error { return a.controller.Ready() }
+
+// Streams is the server of virt-api's streams to this node's guests, with certs read at each
+// handshake.
+func (a *Agent) Streams(certs func(context.Context) (handlerapi.Material, error)) *StreamServer {
+	return &StreamServer{Controller: a.controller, Certs: certs}
+}

@@ -36,9 +36,10 @@ func isSpecError(err error) bool {
 // (cloud-init ISO, emptyDisk) are only named here.
 func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType string) (domain.Environment, error) {
 	env := domain.Environment{
-		DomainType:    domainType,
-		Volumes:       map[string]domain.HostDisk{},
-		SerialLogPath: layout.InPod(layout.ConsoleLogRel),
+		DomainType:       domainType,
+		Volumes:          map[string]domain.HostDisk{},
+		SerialLogPath:    layout.InPod(layout.ConsoleLogRel),
+		SerialSocketPath: layout.InPod(layout.SerialSocketRel),
 	}
 	for _, vol := range vmi.Spec.Volumes {
 		if msgs := validation.IsDNS1123Label(vol.Name); len(msgs) > 0 {

@@ -76,12 +76,13 @@ func TestBuildEnvironment(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := domain.Environment{
-				DomainType:    domain.TypeQEMU,
-				Volumes:       tc.want,
-				KernelPath:    "/var/run/kubevirt-private/kernel-boot/kernel",
-				InitrdPath:    "/var/run/kubevirt-private/kernel-boot/initrd",
-				SerialLogPath: "/var/run/kubevirt-private/console.log",
-				Interfaces:    map[string]domain.Attachment{"default": {Mode: domain.NetworkTap, TapDevice: "tap0"}},
+				DomainType:       domain.TypeQEMU,
+				Volumes:          tc.want,
+				KernelPath:       "/var/run/kubevirt-private/kernel-boot/kernel",
+				InitrdPath:       "/var/run/kubevirt-private/kernel-boot/initrd",
+				SerialLogPath:    "/var/run/kubevirt-private/console.log",
+				SerialSocketPath: "/var/run/kubevirt-private/virt-serial0",
+				Interfaces:       map[string]domain.Attachment{"default": {Mode: domain.NetworkTap, TapDevice: "tap0"}},
 			}
 			if diff := cmp.Diff(want, env); diff != "" {
 				t.Errorf("environment (-want +got):\n%s", diff)

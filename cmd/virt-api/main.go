@@ -19,6 +19,7 @@ import (
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/pkg/component"
+	"github.com/vmctl/vmctl/virtapi/admission"
 	"github.com/vmctl/vmctl/virtapi/certs"
 	"github.com/vmctl/vmctl/virtapi/server"
 	"github.com/vmctl/vmctl/virtapi/subresources"
@@ -29,16 +30,22 @@ func main() {
 	namespace := pflag.String("namespace", envOr("POD_NAMESPACE", "kubevirt"), "namespace of virt-api's Service and Secret")
 	service := pflag.String("service", "virt-api", "virt-api's Service: its DNS names go into the serving certificate")
 	secret := pflag.String("cert-secret", "virt-api-certs", "Secret holding the CA and serving certificate")
+	handlerCA := pflag.String("handler-ca-secret", "virt-handler-ca", "Secret holding the CA of the mutual TLS with virt-handler (read by virt-api only)")
+	handlerCerts := pflag.String("handler-certs-secret", "virt-handler-certs", "Secret virt-handler reads its stream server's certificates from")
 	webhookAddr := pflag.String("webhook-addr", ":8444", "address of the admission webhooks (TLS)")
 	certCheck := pflag.Duration("cert-check-period", time.Hour, "how often certificates are checked for renewal")
+	limits := admission.DefaultLimits()
+	webhook.AddFlags(pflag.CommandLine, &limits) // --max-empty-disk-capacity
 	opts := server.NewOptions()
 	opts.AddFlags(pflag.CommandLine) // includes --cert-dir, where the serving pair is written
 	component.ParseFlags()
 	certDir := opts.SecureServing.ServerCert.CertDirectory
-	component.Exit(run(component.SignalContext(), opts, *namespace, *service, *secret, certDir, *webhookAddr, *certCheck))
+	hc := &certs.HandlerCerts{Namespace: *namespace, CASecret: *handlerCA, ServerSecret: *handlerCerts}
+	component.Exit(run(component.SignalContext(), opts, limits, *namespace, *service, *secret, certDir, *webhookAddr, *certCheck, hc))
 }
 
-func run(ctx context.Context, opts *server.Options, namespace, service, secret, certDir, webhookAddr string, certCheck time.Duration) error {
+func run(ctx context.Context, opts *server.Options, limits admission.Limits, namespace, service, secret, certDir, webhookAddr string,
+	certCheck time.Duration, handlerCerts *certs.HandlerCerts) error {
 	cfg, err := rest.InClusterConfig()
 	if err != nil {
 		return fmt.Errorf("in-cluster config: %w", err)
@@ -60,18 +67,23 @@ func run(ctx context.Context, opts *server.Options, namespace, service, secret, 
 	if err := certMgr.Ensure(ctx); err != nil {
 		return err
 	}
+	handlerCerts.Kube = kube
+	if err := handlerCerts.Ensure(ctx); err != nil {
+		return err
+	}
 	opts.SecureServing.ServerCert.CertKey.CertFile = certMgr.CertFile()
 	opts.SecureServing.ServerCert.CertKey.KeyFile = certMgr.KeyFile()
 	apiServer, err := server.New(opts, &subresources.Handler{
-		Virt: versioned.NewForConfigOrDie(cfg), Kube: kube, Config: cfg,
+		Virt: versioned.NewForConfigOrDie(cfg), Kube: kube, Namespace: namespace, HandlerTLS: handlerCerts.Client,
 	})
 	if err != nil {
 		return err
 	}
-	klog.InfoS("virt-api serving", "subresources", opts.SecureServing.BindPort, "webhooks", webhookAddr)
+	klog.InfoS("virt-api serving", "subresources", opts.SecureServing.BindPort, "webhooks", webhookAddr, "maxEmptyDiskCapacity", limits.MaxEmptyDiskCapacity.String())
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { certMgr.Run(ctx, certCheck); return nil })
-	g.Go(func() error { return webhook.Serve(ctx, webhookAddr, certMgr.GetCertificate) })
+	g.Go(func() error { handlerCerts.Run(ctx, certCheck); return nil })
+	g.Go(func() error { return webhook.ServeWith(ctx, webhookAddr, certMgr.GetCertificate, limits) })
 	g.Go(func() error { return apiServer.PrepareRun().RunWithContext(ctx) })
 	return g.Wait()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/vmctl/vmctl/handler/deviceplugin"
 	"github.com/vmctl/vmctl/handler/kvm"
 	"github.com/vmctl/vmctl/pkg/component"
+	"github.com/vmctl/vmctl/pkg/handlerapi"
 	"github.com/vmctl/vmctl/pkg/health"
 )
 
@@ -27,6 +28,9 @@ func main() {
 	allowEmulation := pflag.Bool("allow-emulation", false, "run guests whose launcher pod has no /dev/kvm with QEMU's software emulator (TCG)")
 	devicePluginDir := pflag.String("device-plugin-dir", "/var/lib/kubelet/device-plugins", "the kubelet's device plugin directory (kubelet.sock), as mounted in this container")
 	healthAddr := pflag.String("health-addr", ":8080", "address of /healthz, /readyz and /metrics")
+	streamAddr := pflag.String("stream-addr", fmt.Sprintf(":%d", handlerapi.Port), "address of the console stream server (mutual TLS with virt-api)")
+	namespace := pflag.String("namespace", os.Getenv("POD_NAMESPACE"), "namespace of the stream server's certificate Secret (default $POD_NAMESPACE)")
+	certsSecret := pflag.String("certs-secret", "virt-handler-certs", "Secret that virt-api keeps the stream server's certificates in")
 	workers := pflag.Int("workers", 8, "concurrent instance syncs (a hung launcher holds one for a few seconds)")
 	component.ParseFlags()
 
@@ -40,7 +44,8 @@ func main() {
 	if err != nil {
 		component.Exit(err)
 	}
-	agent, err := handler.NewAgent(kubernetes.NewForConfigOrDie(config), versioned.NewForConfigOrDie(config), handler.Options{
+	kube := kubernetes.NewForConfigOrDie(config)
+	agent, err := handler.NewAgent(kube, versioned.NewForConfigOrDie(config), handler.Options{
 		NodeName:       *nodeName,
 		KubeletRoot:    *kubeletRoot,
 		AllowEmulation: *allowEmulation,
@@ -51,6 +56,9 @@ func main() {
 	g, ctx := errgroup.WithContext(component.SignalContext())
 	g.Go(func() error { return health.Serve(ctx, *healthAddr, agent.Ready, agent.Live) })
 	g.Go(func() error { return agent.Run(ctx) })
+	g.Go(func() error {
+		return agent.Streams(handler.SecretCerts(kube, *namespace, *certsSecret)).Serve(ctx, *streamAddr)
+	})
 	g.Go(func() error {
 		return deviceplugin.Run(ctx, *devicePluginDir, handler.NodeDevices(kvmUsable, handler.HostHas))
 	})

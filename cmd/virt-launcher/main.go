@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path"
 	"syscall"
 	"time"
 
@@ -126,27 +125,5 @@ func rootCommand() *cobra.Command {
 			return nil
 		},
 	})
-	root.AddCommand(consoleCommand())
 	return root
-}
-
-// consoleCommand is `virt-launcher console`: virt-api execs it in the compute container and
-// bridges its stdin/stdout to the user's `virtctl console`.
-func consoleCommand() *cobra.Command {
-	cfg := launcher.ConsoleConfig{TTYPrefix: "/dev/pts/"}
-	var name, namespace, privateDir string
-	cmd := &cobra.Command{
-		Use:   "console --name NAME --namespace NAMESPACE",
-		Short: "Attach stdin and stdout to the guest's serial console",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg.Socket = path.Join(privateDir, layout.SocketRel)
-			cfg.Domain = layout.DomainName(namespace, name)
-			return launcher.AttachConsole(cfg, cmd.InOrStdin(), cmd.OutOrStdout())
-		},
-	}
-	cmd.Flags().StringVar(&name, "name", "", "the VirtualMachineInstance's name")
-	cmd.Flags().StringVar(&namespace, "namespace", "", "the VirtualMachineInstance's namespace")
-	cmd.Flags().StringVar(&privateDir, "private-dir", layout.PrivateDir, "the pod's private directory (libvirt socket)")
-	return cmd
 }

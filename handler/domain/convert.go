@@ -196,19 +196,27 @@ func (c *converter) sysInfo(os *libvirtxml.DomainOS) []libvirtxml.DomainSysInfo 
 	}}}
 }
 
-// console is serial port 0 as a pty (for virsh console) that QEMU also copies to the log
-// file, plus the <console> libvirt's console API attaches to. An empty pty source is how
-// libvirtxml says type="pty" without a <source> (libvirt allocates the pty).
+// console is serial port 0 on a unix socket QEMU listens on, which virt-handler relays to
+// `virtctl console` (KubeVirt's virt-serial0), and that QEMU also copies to the log file; plus
+// the <console> that points at it. Without a socket path it is a pty (libvirt allocates it;
+// libvirtxml says type="pty" with an empty pty source).
 func (c *converter) console() ([]libvirtxml.DomainSerial, []libvirtxml.DomainConsole) {
-	pty := func() *libvirtxml.DomainChardevSource {
+	source := func() *libvirtxml.DomainChardevSource {
 		return &libvirtxml.DomainChardevSource{Pty: &libvirtxml.DomainChardevSourcePty{}}
 	}
-	serial := libvirtxml.DomainSerial{Source: pty(), Target: &libvirtxml.DomainSerialTarget{Port: new(uint)}}
+	if c.env.SerialSocketPath != "" {
+		if path := c.hostFile(field.NewPath("environment", "serialSocketPath"), c.env.SerialSocketPath, "serial socket"); path != "" {
+			source = func() *libvirtxml.DomainChardevSource {
+				return &libvirtxml.DomainChardevSource{UNIX: &libvirtxml.DomainChardevSourceUNIX{Mode: "bind", Path: path}}
+			}
+		}
+	}
+	serial := libvirtxml.DomainSerial{Source: source(), Target: &libvirtxml.DomainSerialTarget{Port: new(uint)}}
 	if c.env.SerialLogPath != "" {
 		if path := c.hostFile(field.NewPath("environment", "serialLogPath"), c.env.SerialLogPath, "serial log"); path != "" {
 			serial.Log = &libvirtxml.DomainChardevLog{File: path, Append: "on"}
 		}
 	}
-	console := libvirtxml.DomainConsole{Source: pty(), Target: &libvirtxml.DomainConsoleTarget{Type: "serial", Port: new(uint)}}
+	console := libvirtxml.DomainConsole{Source: source(), Target: &libvirtxml.DomainConsoleTarget{Type: "serial", Port: new(uint)}}
 	return []libvirtxml.DomainSerial{serial}, []libvirtxml.DomainConsole{console}
 }

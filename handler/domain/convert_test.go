@@ -146,6 +146,7 @@ func TestConvertErrors(t *testing.T) {
 			e.Interfaces["default"] = Attachment{Mode: NetworkUser, Forwards: []PortForward{f, f}}
 		}, "environment.interfaces[default].forwards[1]: Duplicate value: \"tcp/80\""},
 		{"relative serial log", func(_ *v1.VirtualMachineInstance, e *Environment) { e.SerialLogPath = "serial.log" }, "environment.serialLogPath"},
+		{"relative serial socket", func(_ *v1.VirtualMachineInstance, e *Environment) { e.SerialSocketPath = "virt-serial0" }, "environment.serialSocketPath"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vmi := newVMI()

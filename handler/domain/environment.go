@@ -26,6 +26,9 @@ type Environment struct {
 	// KernelPath and InitrdPath are the kernelBoot files copied out of their image.
 	KernelPath string
 	InitrdPath string
+	// SerialSocketPath is where QEMU listens with serial port 0: virt-handler connects there
+	// for the console (one client at a time); empty gives a pty instead.
+	SerialSocketPath string
 	// SerialLogPath receives a copy of everything the guest writes to its serial console;
 	// empty keeps no copy. QEMU writes it itself (qemu.conf stdio_handler="file").
 	SerialLogPath string

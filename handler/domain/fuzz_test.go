@@ -70,7 +70,7 @@ func (in fuzzInput) build() (*v1.VirtualMachineInstance, Environment) {
 	spec.Domain.Devices.Interfaces = []v1.Interface{{Name: in.iface, Model: in.nicModel, MacAddress: in.mac}}
 	spec.Networks = []v1.Network{{Name: in.iface, NetworkSource: v1.NetworkSource{Pod: &v1.PodNetwork{VMNetworkCIDR: in.cidr}}}}
 
-	env := Environment{DomainType: TypeKVM, KernelPath: in.hostPath, InitrdPath: in.initrd, SerialLogPath: in.hostPath,
+	env := Environment{DomainType: TypeKVM, KernelPath: in.hostPath, InitrdPath: in.initrd, SerialLogPath: in.hostPath, SerialSocketPath: in.hostPath,
 		Volumes:    map[string]HostDisk{in.volName: {Path: in.hostPath}},
 		Interfaces: map[string]Attachment{in.iface: {Mode: NetworkUser, Forwards: []PortForward{{Protocol: in.proto, Port: in.port, GuestPort: in.port}}}}}
 	if in.tcg {

@@ -21,12 +21,13 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // private directory and user-mode networking that publishes the ports the spec lists.
 func launcherEnv(domainType string, vmi *v1.VirtualMachineInstance) Environment {
 	env := Environment{
-		DomainType:    domainType,
-		Volumes:       map[string]HostDisk{},
-		KernelPath:    "/var/run/kubevirt-private/kernel-boot/vmlinuz",
-		InitrdPath:    "/var/run/kubevirt-private/kernel-boot/initrd.img",
-		SerialLogPath: "/var/run/kubevirt-private/serial0.log",
-		Interfaces:    map[string]Attachment{},
+		DomainType:       domainType,
+		Volumes:          map[string]HostDisk{},
+		KernelPath:       "/var/run/kubevirt-private/kernel-boot/vmlinuz",
+		InitrdPath:       "/var/run/kubevirt-private/kernel-boot/initrd.img",
+		SerialLogPath:    "/var/run/kubevirt-private/serial0.log",
+		SerialSocketPath: "/var/run/kubevirt-private/virt-serial0",
+		Interfaces:       map[string]Attachment{},
 	}
 	for _, vol := range vmi.Spec.Volumes {
 		switch {

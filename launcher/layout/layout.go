@@ -17,9 +17,13 @@ const (
 	// Paths relative to the private directory, the same for the launcher and the handler.
 	SocketRel     = "libvirt/libvirt-sock"
 	ConsoleLogRel = "console.log"
-	KernelRel     = "kernel-boot/kernel"
-	InitrdRel     = "kernel-boot/initrd"
-	disksRel      = "vmi-disks"
+	// ConsoleLogMax is the most console.log holds: the launcher truncates it once copied.
+	ConsoleLogMax = 1 << 20
+	// SerialSocketRel is serial port 0: QEMU listens, virt-handler connects for the console.
+	SerialSocketRel = "virt-serial0"
+	KernelRel       = "kernel-boot/kernel"
+	InitrdRel       = "kernel-boot/initrd"
+	disksRel        = "vmi-disks"
 
 	// File names in a volume's disk directory.
 	Qcow2DiskFile  = "disk.qcow2"

@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kubescheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
 
 	virtscheme "github.com/vmctl/vmctl/client/clientset/versioned/scheme"
 	"github.com/vmctl/vmctl/test/apiserver"
@@ -39,6 +41,16 @@ func Load(name string) ([]runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	objs, err := Decode(data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("examples/%s: %w", name, err)
+	}
+	return objs, nil
+}
+
+// Decode decodes every document of a multi-document YAML stream whose kind keep accepts (nil:
+// all); documents of other kinds need not be known to the decoder.
+func Decode(data []byte, keep func(kind string) bool) ([]runtime.Object, error) {
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var objs []runtime.Object
 	for {
@@ -47,14 +59,23 @@ func Load(name string) ([]runtime.Object, error) {
 			return objs, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("examples/%s: %w", name, err)
+			return nil, err
 		}
 		if len(bytes.TrimSpace(doc)) == 0 {
 			continue
 		}
+		if keep != nil {
+			var meta metav1.TypeMeta
+			if err := yaml.Unmarshal(doc, &meta); err != nil {
+				return nil, err
+			}
+			if !keep(meta.Kind) {
+				continue
+			}
+		}
 		obj, _, err := decoder.Decode(doc, nil, nil)
 		if err != nil {
-			return nil, fmt.Errorf("examples/%s: %w", name, err)
+			return nil, err
 		}
 		objs = append(objs, obj)
 	}

@@ -91,26 +91,42 @@ func Renew(old Bundle, dnsNames []string, now time.Time) (Bundle, error) {
 	if prev, err := parseCert(old.CACert); err == nil && !prev.Equal(caCert) && now.Before(prev.NotAfter) {
 		b.CABundle = append(append([]byte{}, b.CACert...), old.CACert...)
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return Bundle{}, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: dnsNames[0]},
-		DNSNames:     dnsNames,
-		NotBefore:    now.Add(-time.Minute),
-		NotAfter:     now.Add(ServingLifetime),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
-	if err != nil {
-		return Bundle{}, err
-	}
-	b.Cert = encodeCert(der)
-	b.Key, err = encodeKey(key)
+	b.Cert, b.Key, err = issue(caCert, caKey, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: dnsNames[0]},
+		DNSNames:    dnsNames,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}, now)
 	return b, err
+}
+
+// IssueClient makes a client certificate named cn, signed by the bundle's CA.
+func IssueClient(b Bundle, cn string, now time.Time) (cert, key []byte, err error) {
+	caCert, caKey, err := parseCA(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return issue(caCert, caKey, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, now)
+}
+
+// issue signs a new key's certificate from tmpl (names and usage), valid for ServingLifetime.
+func issue(caCert *x509.Certificate, caKey *ecdsa.PrivateKey, tmpl *x509.Certificate, now time.Time) (cert, key []byte, err error) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl.SerialNumber = serial()
+	tmpl.NotBefore = now.Add(-time.Minute)
+	tmpl.NotAfter = now.Add(ServingLifetime)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &k.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err = encodeKey(k)
+	return encodeCert(der), key, err
 }
 
 func newCA(now time.Time) (*x509.Certificate, *ecdsa.PrivateKey, error) {

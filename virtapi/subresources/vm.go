@@ -12,12 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/pkg/handlerapi"
 )
 
 // Options is the body of PUT start, stop and restart; all fields are optional. The names are
@@ -41,9 +41,13 @@ func (o Options) grace() *int64 {
 // was already authorized by the apiserver for the subresource itself (virtualmachines/start
 // ...), which is all KubeVirt asks of them too.
 type Handler struct {
-	Virt   versioned.Interface
-	Kube   kubernetes.Interface
-	Config *rest.Config // for pods/exec
+	Virt versioned.Interface
+	Kube kubernetes.Interface
+	// Namespace is where the virt-handler pods run; HandlerTLS is virt-api's side of the
+	// mutual TLS with them, HandlerPort their stream port (0: handlerapi.Port).
+	Namespace   string
+	HandlerTLS  func() (handlerapi.Material, error)
+	HandlerPort int
 }
 
 var vmResource = schema.GroupResource{Group: v1.GroupName, Resource: "virtualmachines"}

@@ -49,7 +49,7 @@ func newVMI(t *testing.T, vm *v1.VirtualMachine) *v1.VirtualMachineInstance {
 // put calls the handler as the aggregated server's router would.
 func put(t *testing.T, ns, name string, verb subresources.Verb, body string) (int, string) {
 	t.Helper()
-	h := &subresources.Handler{Virt: virt, Kube: kube, Config: server.Config}
+	h := &subresources.Handler{Virt: virt, Kube: kube}
 	rec := httptest.NewRecorder()
 	h.ServeVM(rec, httptest.NewRequest(http.MethodPut, "/", strings.NewReader(body)), ns, name, verb)
 	return rec.Code, rec.Body.String()

@@ -1,0 +1,67 @@
+package handler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/launcher/layout"
+)
+
+// consoleWait is how long an attach waits for QEMU's serial socket: a user may attach as soon
+// as the instance is scheduled, to watch it boot.
+const consoleWait = time.Minute
+
+// consoleError is a refusal with the HTTP status virt-api passes on to the user.
+type consoleError struct {
+	status int
+	msg    string
+}
+
+func (e *consoleError) Error() string { return e.msg }
+
+// openConsole connects to the serial port of namespace/name's guest. Only an instance of this
+// node, through its own launcher pod: the one virt-controller created for it and recorded in
+// status.activePods (launcherPod), never a pod that merely carries its labels.
+func (c *Controller) openConsole(ctx context.Context, namespace, name string) (net.Conn, error) {
+	deadline := time.Now().Add(consoleWait)
+	for {
+		conn, err := c.dialConsole(namespace, name)
+		if !errors.Is(err, ErrSocketNotReady) || time.Now().After(deadline) {
+			return conn, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Controller) dialConsole(namespace, name string) (net.Conn, error) {
+	vmi, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
+	if apierrors.IsNotFound(err) || err == nil && vmi.Status.NodeName != c.opts.NodeName {
+		return nil, &consoleError{http.StatusNotFound, fmt.Sprintf("no instance %s/%s on node %s", namespace, name, c.opts.NodeName)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p := vmi.Status.Phase; p != v1.Scheduled && p != v1.Running {
+		return nil, &consoleError{http.StatusConflict, fmt.Sprintf("the instance is %q, not Scheduled or Running", p)}
+	}
+	pod, err := c.launcherPod(vmi)
+	if err != nil {
+		return nil, err
+	}
+	if pod == nil || pod.Status.Phase != corev1.PodRunning || pod.DeletionTimestamp != nil {
+		return nil, fmt.Errorf("%w: the launcher pod is not running", ErrSocketNotReady)
+	}
+	return dialLauncherSocket(PrivateDir(c.opts.KubeletRoot, pod.UID), layout.SerialSocketRel)
+}

@@ -1,0 +1,218 @@
+package permissions
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+)
+
+// nodeNameExtra is the user extra a pod-bound service account token carries its node in.
+const nodeNameExtra = "authentication.kubernetes.io/node-name"
+
+// TestNodeRestrictionNamesTheInstalledHandler: the policy's user name is written out in CEL,
+// which kustomize's namespace does not rewrite; it must be virt-handler's service account as
+// installed.
+func TestNodeRestrictionNamesTheInstalledHandler(t *testing.T) {
+	var handler *corev1.ServiceAccount
+	var policy *admissionregistrationv1.ValidatingAdmissionPolicy
+	for _, obj := range installed {
+		switch o := obj.(type) {
+		case *corev1.ServiceAccount:
+			if o.Name == "virt-handler" {
+				handler = o
+			}
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			policy = o
+		}
+	}
+	if handler == nil || policy == nil {
+		t.Fatalf("install lacks virt-handler's service account (%v) or the node restriction policy (%v)", handler, policy)
+	}
+	want := "'" + serviceaccount.MakeUsername(handler.Namespace, handler.Name) + "'"
+	for _, c := range policy.Spec.MatchConditions {
+		if strings.Contains(c.Expression, want) {
+			return
+		}
+	}
+	t.Errorf("policy %s match conditions %+v do not name %s", policy.Name, policy.Spec.MatchConditions, want)
+}
+
+// TestVirtHandlerWritesOnlyItsNodesInstances: a virt-handler token bound to a pod on node-a
+// writes the status of node-a's instance, and is refused, naming the nodes, for node-b's
+// instance, for moving an instance to node-b, and without a node claim at all. (The policy's
+// type checking is kube-controller-manager's, which does not run here; a CEL error would fail
+// the allowed writes, failurePolicy Fail.)
+func TestVirtHandlerWritesOnlyItsNodesInstances(t *testing.T) {
+	ctx := context.Background()
+	for _, node := range []string{"node-a", "node-b"} {
+		if _, err := kube.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ns := "restriction"
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	onA := instanceOn(t, ns, "on-a", "node-a")
+	onB := instanceOn(t, ns, "on-b", "node-b")
+
+	handler := handlerClient(t, handlerToken(t, "node-a"))
+	probe := func(vmi *v1.VirtualMachineInstance) error {
+		fresh, err := handler.KubevirtV1().VirtualMachineInstances(ns).Get(ctx, vmi.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		fresh.Status.Reason = "probe-" + time.Now().Format("150405.000000")
+		_, err = handler.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
+		return err
+	}
+	// The apiserver loads a new policy in the background: wait until it refuses.
+	var err error
+	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		err = probe(onB)
+		return err != nil, nil
+	})
+	expectRefused(t, "status of node-b's instance", err, `virt-handler of node node-a may write only instances on that node, not one on node "node-b"`)
+
+	if err := probe(onA); err != nil {
+		t.Errorf("status of its own node's instance: %v", err)
+	}
+	patch := []byte(`{"status":{"reason":"patched"}}`)
+	if _, err := handler.KubevirtV1().VirtualMachineInstances(ns).Patch(ctx, onA.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+		t.Errorf("status patch of its own node's instance: %v", err)
+	}
+
+	moved, err := handler.KubevirtV1().VirtualMachineInstances(ns).Get(ctx, onA.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved.Status.NodeName = "node-b"
+	_, err = handler.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, moved, metav1.UpdateOptions{})
+	expectRefused(t, "moving its instance to node-b", err, `virt-handler of node node-a may not move an instance to node "node-b"`)
+
+	_, err = handler.KubevirtV1().VirtualMachineInstances(ns).Update(ctx, moved, metav1.UpdateOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("update of the instance itself: %v, want forbidden by RBAC", err)
+	}
+
+	unbound := handlerClient(t, handlerToken(t, ""))
+	fresh, err := unbound.KubevirtV1().VirtualMachineInstances(ns).Get(ctx, onA.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.Status.Reason = "unbound"
+	_, err = unbound.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
+	expectRefused(t, "a token bound to no pod", err, "names no node")
+
+	// Only virt-handler is restricted: the admin (and virt-controller) write any instance.
+	admin, err := virt.KubevirtV1().VirtualMachineInstances(ns).Get(ctx, onB.Name, metav1.GetOptions{})
+	if err == nil {
+		admin.Status.Reason = "admin"
+		_, err = virt.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, admin, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		t.Errorf("admin status update: %v", err)
+	}
+}
+
+// instanceOn creates an instance whose status says it runs on node, as virt-controller
+// would have written it.
+func instanceOn(t *testing.T, ns, name, node string) *v1.VirtualMachineInstance {
+	t.Helper()
+	ctx := context.Background()
+	vmi, err := virt.KubevirtV1().VirtualMachineInstances(ns).Create(ctx, &v1.VirtualMachineInstance{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{
+			Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}},
+		}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vmi.Status.Phase, vmi.Status.NodeName = v1.Scheduled, node
+	if vmi, err = virt.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return vmi
+}
+
+// handlerToken is a virt-handler token bound to a pod of the DaemonSet's kind on node, as the
+// kubelet projects it; with node empty, a token bound to nothing.
+func handlerToken(t *testing.T, node string) string {
+	t.Helper()
+	ctx := context.Background()
+	req := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](600)}}
+	if node != "" {
+		pod, err := kube.CoreV1().Pods("kubevirt").Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{GenerateName: "virt-handler-"},
+			Spec: corev1.PodSpec{
+				ServiceAccountName: "virt-handler", NodeName: node,
+				Containers: []corev1.Container{{Name: "virt-handler", Image: "vmctl/virt-handler:devel"}},
+			},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Spec.BoundObjectRef = &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}
+	}
+	tok, err := kube.CoreV1().ServiceAccounts("kubevirt").CreateToken(ctx, "virt-handler", req, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The claim must be there (or not) for the test to mean anything.
+	review, err := kubernetes.NewForConfigOrDie(tokenConfig(tok.Status.Token)).AuthenticationV1().
+		SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := review.Status.UserInfo.Extra[nodeNameExtra]; (node == "" && len(got) != 0) || (node != "" && (len(got) != 1 || got[0] != node)) {
+		t.Fatalf("token for node %q: user extra %s = %v", node, nodeNameExtra, got)
+	}
+	return tok.Status.Token
+}
+
+func tokenConfig(token string) *rest.Config {
+	cfg := rest.AnonymousClientConfig(server.Config)
+	cfg.BearerToken = token
+	return cfg
+}
+
+func handlerClient(t *testing.T, token string) versioned.Interface {
+	t.Helper()
+	client, err := versioned.NewForConfig(tokenConfig(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// expectRefused wants a Forbidden error whose message has every part.
+func expectRefused(t *testing.T, what string, err error, parts ...string) {
+	t.Helper()
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("%s: %v, want forbidden by the node restriction", what, err)
+		return
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: %q does not say %q", what, err.Error(), p)
+		}
+	}
+}
