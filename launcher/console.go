@@ -15,8 +15,15 @@ import (
 // <log file>), and creates it only when the domain starts, so the follower polls: a missing
 // file is normal. Polling rather than inotify keeps it simple and works on any emptyDir
 // medium; 100 ms is well below what a human notices.
+//
+// The file lives in the pod's emptyDir, so a guest writing to its console without end must not
+// fill it: once max bytes were copied the file is truncated. QEMU appends (O_APPEND), so its
+// next write lands at the new end; what it wrote between the copy and the truncation is lost
+// from stdout, a price only a flooding guest pays. Stdout itself is the kubelet's container
+// log, which the kubelet rotates.
 type consoleFollower struct {
 	path string
+	max  int64
 	out  io.Writer
 	f    *os.File
 	off  int64
@@ -48,7 +55,14 @@ func (c *consoleFollower) step() error {
 	}
 	n, err := io.Copy(c.out, io.NewSectionReader(c.f, c.off, fi.Size()-c.off))
 	c.off += n
-	return err
+	if err != nil || c.max <= 0 || c.off < c.max {
+		return err
+	}
+	if err := os.Truncate(c.path, 0); err != nil {
+		return err
+	}
+	c.off = 0
+	return nil
 }
 
 func (c *consoleFollower) close() {
@@ -58,9 +72,9 @@ func (c *consoleFollower) close() {
 }
 
 // followConsole copies path to out until stop closes, then copies what is left once more
-// (the last lines of a shutdown) and closes done.
-func followConsole(path string, out io.Writer, poll time.Duration, stop <-chan struct{}) (done <-chan struct{}) {
-	c := &consoleFollower{path: path, out: out}
+// (the last lines of a shutdown) and closes done. The file is kept under max bytes (0: no bound).
+func followConsole(path string, max int64, out io.Writer, poll time.Duration, stop <-chan struct{}) (done <-chan struct{}) {
+	c := &consoleFollower{path: path, max: max, out: out}
 	d := make(chan struct{})
 	go func() {
 		defer close(d)

@@ -112,7 +112,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	}
 
 	stopConsole := make(chan struct{})
-	consoleDone := followConsole(ConsoleLogPath(cfg.PrivateDir), os.Stdout, 100*time.Millisecond, stopConsole)
+	consoleDone := followConsole(ConsoleLogPath(cfg.PrivateDir), layout.ConsoleLogMax, os.Stdout, 100*time.Millisecond, stopConsole)
 	defer func() {
 		// The last lines (the guest's shutdown) are written just before QEMU exits.
 		close(stopConsole)

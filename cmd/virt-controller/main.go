@@ -4,16 +4,19 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/controller/manager"
+	"github.com/vmctl/vmctl/controller/vmi"
 	"github.com/vmctl/vmctl/launcher/layout"
 	"github.com/vmctl/vmctl/pkg/component"
 	"github.com/vmctl/vmctl/pkg/health"
@@ -24,6 +27,7 @@ func main() {
 	opts := manager.Options{}
 	pflag.StringVar(&opts.LauncherImage, "launcher-image", "", "image of the virt-launcher pods (empty: the image of this pod's init container "+manager.LauncherImageContainer+")")
 	pflag.BoolVar(&opts.UseEmulation, "use-emulation", false, "run guests under QEMU's emulator (TCG): launcher pods request no /dev/kvm ("+layout.KVMResource+"), for nodes whose KVM is unusable (virt-handler needs --allow-emulation)")
+	containerDiskLimit := pflag.String("container-disk-limit", vmi.DefaultContainerDiskLimit.String(), "the most one containerDisk's copy may take in a launcher pod's emptyDir (its sizeLimit)")
 	pflag.IntVar(&opts.Workers, "workers", 10, "concurrent syncs per controller: each VM waits on a few API round trips")
 	qps := pflag.Float32("kube-api-qps", 500, "sustained requests per second to the API server (about 6 writes start a VM)")
 	burst := pflag.Int("kube-api-burst", 1000, "request burst to the API server")
@@ -33,6 +37,11 @@ func main() {
 	pflag.StringVar(&election.Namespace, "lease-namespace", envOr("POD_NAMESPACE", "kubevirt"), "namespace of the leader election Lease")
 	pflag.StringVar(&election.Identity, "identity", envOr("POD_NAME", hostname), "this replica's name in the Lease")
 	component.ParseFlags()
+	limit, err := resource.ParseQuantity(*containerDiskLimit)
+	if err != nil {
+		component.Exit(fmt.Errorf("--container-disk-limit: %w", err))
+	}
+	opts.ContainerDiskLimit = limit
 
 	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	kubeinformers "k8s.io/client-go/informers"
@@ -36,6 +37,8 @@ type Options struct {
 	LauncherImage string
 	// UseEmulation runs every guest under QEMU's emulator: launcher pods request no /dev/kvm.
 	UseEmulation bool
+	// ContainerDiskLimit bounds one containerDisk's copy in a launcher pod (zero: the default).
+	ContainerDiskLimit resource.Quantity
 	// Workers is the number of concurrent syncs per controller (default 3).
 	Workers int
 }
@@ -83,7 +86,9 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine controller: %w", err)
 	}
-	vmiController, err := vmi.New(kube, virt, vmis, pods, recorder, vmi.PodConfig{LauncherImage: opts.LauncherImage, UseEmulation: opts.UseEmulation})
+	vmiController, err := vmi.New(kube, virt, vmis, pods, recorder, vmi.PodConfig{
+		LauncherImage: opts.LauncherImage, UseEmulation: opts.UseEmulation, ContainerDiskLimit: opts.ContainerDiskLimit,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine instance controller: %w", err)
 	}

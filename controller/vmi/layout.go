@@ -60,10 +60,10 @@ func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 
 // podVolumes are the shared emptyDirs, every PVC the guest uses (its disk.img is the disk),
 // and every secret cloud-init reads, which the handler finds where the kubelet put them.
-func podVolumes(vmi *v1.VirtualMachineInstance) []corev1.Volume {
+func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 	volumes := []corev1.Volume{
-		{Name: layout.PrivateVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-		{Name: toolsVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: layout.PrivateVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: privateSizeLimit(vmi, cfg)}}},
+		{Name: toolsVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(toolsLimit.DeepCopy())}}},
 	}
 	secrets := map[string]bool{}
 	for _, vol := range vmi.Spec.Volumes {

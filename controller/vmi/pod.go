@@ -31,6 +31,8 @@ type PodConfig struct {
 	// UseEmulation runs guests under QEMU's emulator (TCG): launcher pods request no
 	// /dev/kvm, so they fit nodes whose KVM is unusable (KubeVirt's useEmulation).
 	UseEmulation bool
+	// ContainerDiskLimit bounds one containerDisk's copy in the pod (zero: the default).
+	ContainerDiskLimit resource.Quantity
 }
 
 // RenderLauncherPod is the pod that runs an instance: owned by it, carrying its labels (so a
@@ -72,7 +74,7 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 			AutomountServiceAccountToken:  ptr.To(false),
 			ImagePullSecrets:              pullSecrets(vmi),
 			SecurityContext:               podSecurityContext(),
-			Volumes:                       podVolumes(vmi),
+			Volumes:                       podVolumes(vmi, cfg),
 			InitContainers:                initContainers(vmi, cfg),
 			Containers: []corev1.Container{{
 				Name:            launcherContainer,
@@ -104,6 +106,9 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 		memory.Add(LauncherOverhead)
 	}
 	out.Requests[corev1.ResourceMemory] = memory
+	if _, set := out.Requests[corev1.ResourceEphemeralStorage]; !set {
+		maps.Copy(out.Requests, ephemeralRequest())
+	}
 	if limit, ok := out.Limits[corev1.ResourceMemory]; ok && limit.Cmp(memory) < 0 {
 		// A limit below guest memory plus overhead cannot hold the guest.
 		out.Limits[corev1.ResourceMemory] = memory.DeepCopy()

@@ -44,8 +44,8 @@ metadata:
 spec:
   taints: [{key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}]
 status:
-  allocatable: {cpu: "32", memory: 256Gi, pods: "110", devices.kubevirt.io/kvm: 1k, devices.kubevirt.io/tun: 1k}
-  capacity: {cpu: "32", memory: 256Gi, pods: "110", devices.kubevirt.io/kvm: 1k, devices.kubevirt.io/tun: 1k}
+  allocatable: {cpu: "32", memory: 256Gi, ephemeral-storage: 1Ti, pods: "110", devices.kubevirt.io/kvm: 1k, devices.kubevirt.io/tun: 1k}
+  capacity: {cpu: "32", memory: 256Gi, ephemeral-storage: 1Ti, pods: "110", devices.kubevirt.io/kvm: 1k, devices.kubevirt.io/tun: 1k}
 ---
 EOF
 done | { [ "$n" -eq 0 ] || kubectl apply -f - >/dev/null; }

@@ -164,8 +164,7 @@ func TestTheHandlerRestartsWithoutTouchingGuests(t *testing.T) {
 	console := f.FollowConsole(pod)
 	f.WaitConsole(console, framework.GuestMarker, time.Minute)
 
-	f.Kubectl("delete", "pods", "-n", framework.ProjectNamespace, "-l", "kubevirt.io=virt-handler", "--wait")
-	f.WaitDaemonSetReady(framework.ProjectNamespace, "virt-handler", 2*time.Minute)
+	f.RestartVirtHandler()
 	time.Sleep(3 * time.Second)
 	if got := f.WaitVMIPhase("steady", v1.Running, time.Second); got.UID != vmi.UID {
 		t.Fatalf("the instance was replaced across the handler restart")

@@ -39,3 +39,11 @@ func (f *Framework) WaitDaemonSetReady(namespace, name string, timeout time.Dura
 		return s.ObservedGeneration >= ds.Generation && s.DesiredNumberScheduled > 0 && s.NumberReady == s.DesiredNumberScheduled, nil
 	})
 }
+
+// RestartVirtHandler deletes the virt-handler pods and waits for their replacements to be
+// ready: a handler that starts afresh and dials every launcher of its node again.
+func (f *Framework) RestartVirtHandler() {
+	f.t.Helper()
+	f.Kubectl("delete", "pods", "-n", ProjectNamespace, "-l", "kubevirt.io=virt-handler", "--wait")
+	f.WaitDaemonSetReady(ProjectNamespace, "virt-handler", 2*time.Minute)
+}
