@@ -39,6 +39,9 @@ for tar in "${tarballs[@]}"; do
   fi
   images=$(names "$tar")
   log "importing $(basename "$tar") (${images//$'\n'/ })"
-  ctr images import --all-platforms "$tar" >/dev/null
+  # containerd 1.6 now and then loses a layer's parent snapshot mid-import ("parent snapshot
+  # ... does not exist"); a second import of the same tarball succeeds.
+  ctr images import --all-platforms "$tar" >/dev/null ||
+    { sleep 1; log "retrying the import of $(basename "$tar")"; ctr images import --all-platforms "$tar" >/dev/null; }
   printf '%s\n%s\n%s\n' "$file" "$sum" "$images" >"$stamp"
 done
