@@ -106,6 +106,7 @@ func TestAClaimingPodIsNotTheLauncher(t *testing.T) {
 	vmi := newInstance()
 	decoy := launcher(vmi, corev1.PodRunning, "node-a")
 	decoy.Name, decoy.UID = "decoy", "decoy-uid"
+	decoy.Spec.Containers[0].Command = []string{"/bin/sh", "-c", "steal the console"}
 	f := newFixture(t, vmi)
 	_ = f.kube.Tracker().Add(decoy)
 	_ = f.pods.Add(decoy)

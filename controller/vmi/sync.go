@@ -91,8 +91,10 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 }
 
 // launcherPods are the instance's launcher pods, newest first: those its status lists
-// (launcherpods.Active), and the one this controller created and has not recorded yet. Pods
-// that merely claim the instance are none of them.
+// (launcherpods.Active), and the one this controller created and has not recorded yet (after a
+// restart, one that runs exactly what it renders). A pod that merely claims the instance (its
+// label and owner reference, which anyone who may create pods in the namespace can set) is
+// none of them.
 func (c *Controller) launcherPods(key string, vmi *v1.VirtualMachineInstance) ([]*corev1.Pod, error) {
 	claiming, err := launcherpods.Claiming(c.podLister, vmi)
 	if err != nil {
@@ -100,13 +102,29 @@ func (c *Controller) launcherPods(key string, vmi *v1.VirtualMachineInstance) ([
 	}
 	created := c.created.get(key)
 	active := launcherpods.Active(vmi, claiming)
+	var want *corev1.Pod
+	if len(active) == 0 && created == "" {
+		// This controller restarted between creating a pod and recording it: a pod that runs
+		// what it renders for the instance is the one it made, or as good as it.
+		want = RenderLauncherPod(vmi, c.config)
+	}
 	for _, p := range claiming {
-		if p.UID == created && !slices.Contains(active, p) {
+		if (p.UID == created || want != nil && sameContainers(p, want)) && !slices.Contains(active, p) {
 			active = append(active, p)
 		}
 	}
 	sort.Slice(active, func(i, j int) bool { return active[j].CreationTimestamp.Before(&active[i].CreationTimestamp) })
 	return active, nil
+}
+
+// sameContainers says whether two pods run the same containers: names, images, commands, args.
+func sameContainers(a, b *corev1.Pod) bool {
+	same := func(x, y []corev1.Container) bool {
+		return slices.EqualFunc(x, y, func(c, d corev1.Container) bool {
+			return c.Name == d.Name && c.Image == d.Image && slices.Equal(c.Command, d.Command) && slices.Equal(c.Args, d.Args)
+		})
+	}
+	return same(a.Spec.InitContainers, b.Spec.InitContainers) && same(a.Spec.Containers, b.Spec.Containers)
 }
 
 func (c *Controller) createPod(ctx context.Context, key string, vmi *v1.VirtualMachineInstance) error {
