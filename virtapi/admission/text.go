@@ -42,6 +42,20 @@ func badText(s string) string {
 	return ""
 }
 
+// textChecker collects the errors of the strings it checks.
+type textChecker struct{ errs field.ErrorList }
+
+// ok checks s at p and says whether it is clean, recording why not.
+func (c *textChecker) ok(p *field.Path, s string) bool {
+	if why := badText(s); why != "" {
+		c.errs = append(c.errs, field.Invalid(p, s, why))
+		return false
+	}
+	return true
+}
+
+func (c *textChecker) add(e *field.Error) { c.errs = append(c.errs, e) }
+
 // domainText checks every user string the node writes into the domain XML, onto the kernel
 // command line or into the launcher pod's arguments (handler/domain, controller/vmi/layout.go):
 // firmware UUID and serial, kernelBoot arguments and paths, disk serials, CPU model, machine
@@ -49,67 +63,57 @@ func badText(s string) string {
 // models, MACs and CIDRs are parsed or enumerated, and cloud-init data goes into an ISO
 // where newlines belong.
 func domainText(path *field.Path, spec *v1.VirtualMachineInstanceSpec) field.ErrorList {
-	var errs field.ErrorList
-	check := func(p *field.Path, s string) bool {
-		if why := badText(s); why != "" {
-			errs = append(errs, field.Invalid(p, s, why))
-			return false
-		}
-		return true
-	}
+	c := &textChecker{}
 	d, dp := &spec.Domain, path.Child("domain")
-	check(path.Child("hostname"), spec.Hostname)
+	c.ok(path.Child("hostname"), spec.Hostname)
 	if fw := d.Firmware; fw != nil {
 		fp := dp.Child("firmware")
-		check(fp.Child("serial"), fw.Serial)
-		if id := string(fw.UUID); id != "" && check(fp.Child("uuid"), id) {
+		c.ok(fp.Child("serial"), fw.Serial)
+		if id := string(fw.UUID); id != "" && c.ok(fp.Child("uuid"), id) {
 			if _, err := uuid.Parse(id); err != nil {
-				errs = append(errs, field.Invalid(fp.Child("uuid"), id, "must be a UUID: "+err.Error()))
+				c.add(field.Invalid(fp.Child("uuid"), id, "must be a UUID: "+err.Error()))
 			}
 		}
-		kb := kernelBoot(fp.Child("kernelBoot"), fw.KernelBoot, check) // check appends to errs: call first
-		errs = append(errs, kb...)
+		kernelBoot(c, fp.Child("kernelBoot"), fw.KernelBoot)
 	}
 	if d.CPU != nil {
-		check(dp.Child("cpu", "model"), d.CPU.Model)
+		c.ok(dp.Child("cpu", "model"), d.CPU.Model)
 	}
-	if d.Machine != nil && d.Machine.Type != "" && check(dp.Child("machine", "type"), d.Machine.Type) && !machineRE.MatchString(d.Machine.Type) {
-		errs = append(errs, field.Invalid(dp.Child("machine", "type"), d.Machine.Type, "must be a QEMU machine type such as q35"))
+	if m := d.Machine; m != nil && m.Type != "" && c.ok(dp.Child("machine", "type"), m.Type) && !machineRE.MatchString(m.Type) {
+		c.add(field.Invalid(dp.Child("machine", "type"), m.Type, "must be a QEMU machine type such as q35"))
 	}
 	for i, disk := range d.Devices.Disks {
 		p := dp.Child("devices", "disks").Index(i).Child("serial")
-		if check(p, disk.Serial) && !diskSerialRE.MatchString(disk.Serial) {
-			errs = append(errs, field.Invalid(p, disk.Serial, "may only contain letters, digits, spaces and _ . + -"))
+		if c.ok(p, disk.Serial) && !diskSerialRE.MatchString(disk.Serial) {
+			c.add(field.Invalid(p, disk.Serial, "may only contain letters, digits, spaces and _ . + -"))
 		}
 	}
 	for i, v := range spec.Volumes {
 		if v.ContainerDisk != nil {
-			check(path.Child("volumes").Index(i).Child("containerDisk", "path"), v.ContainerDisk.Path)
+			c.ok(path.Child("volumes").Index(i).Child("containerDisk", "path"), v.ContainerDisk.Path)
 		}
 	}
-	return errs
+	return c.errs
 }
 
 // kernelBoot checks the command line and paths, and what QEMU needs of them: a kernel for an
 // initrd (it refuses -initrd alone) and for arguments.
-func kernelBoot(p *field.Path, kb *v1.KernelBoot, check func(*field.Path, string) bool) field.ErrorList {
+func kernelBoot(c *textChecker, p *field.Path, kb *v1.KernelBoot) {
 	if kb == nil {
-		return nil
+		return
 	}
-	var errs field.ErrorList
-	check(p.Child("kernelArgs"), kb.KernelArgs)
-	c := kb.Container
-	if c == nil {
+	c.ok(p.Child("kernelArgs"), kb.KernelArgs)
+	ctr := kb.Container
+	if ctr == nil {
 		if kb.KernelArgs != "" {
-			errs = append(errs, field.Required(p.Child("container"), "kernelArgs need a kernel from a container"))
+			c.add(field.Required(p.Child("container"), "kernelArgs need a kernel from a container"))
 		}
-		return errs
+		return
 	}
 	cp := p.Child("container")
-	check(cp.Child("kernelPath"), c.KernelPath)
-	check(cp.Child("initrdPath"), c.InitrdPath)
-	if c.KernelPath == "" && c.InitrdPath != "" {
-		errs = append(errs, field.Required(cp.Child("kernelPath"), "an initrd needs a kernel: QEMU refuses -initrd without -kernel"))
+	c.ok(cp.Child("kernelPath"), ctr.KernelPath)
+	c.ok(cp.Child("initrdPath"), ctr.InitrdPath)
+	if ctr.KernelPath == "" && ctr.InitrdPath != "" {
+		c.add(field.Required(cp.Child("kernelPath"), "an initrd needs a kernel: QEMU refuses -initrd without -kernel"))
 	}
-	return errs
 }
