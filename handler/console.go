@@ -27,24 +27,27 @@ type consoleError struct {
 
 func (e *consoleError) Error() string { return e.msg }
 
-// openConsole connects to the serial port of namespace/name's guest. Only an instance of this
-// node, through its own launcher pod: the one virt-controller created for it and recorded in
-// status.activePods (launcherPod), never a pod that merely carries its labels.
-func (c *Controller) openConsole(ctx context.Context, namespace, name string) (net.Conn, error) {
+// waitConsole dials the guest's serial port (dialConsole) every half second, from half a
+// second on, until it listens or consoleWait has passed: the caller's first dial found it not
+// listening yet.
+func (c *Controller) waitConsole(ctx context.Context, namespace, name string) (net.Conn, error) {
 	deadline := time.Now().Add(consoleWait)
 	for {
-		conn, err := c.dialConsole(namespace, name)
-		if !errors.Is(err, ErrSocketNotReady) || time.Now().After(deadline) {
-			return conn, err
-		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(500 * time.Millisecond):
 		}
+		conn, err := c.dialConsole(namespace, name)
+		if !errors.Is(err, ErrSocketNotReady) || time.Now().After(deadline) {
+			return conn, err
+		}
 	}
 }
 
+// dialConsole connects to the serial port of namespace/name's guest. Only an instance of this
+// node, through its own launcher pod: the one virt-controller created for it and recorded in
+// status.activePods (launcherPod), never a pod that merely carries its labels.
 func (c *Controller) dialConsole(namespace, name string) (net.Conn, error) {
 	vmi, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
 	if apierrors.IsNotFound(err) || err == nil && vmi.Status.NodeName != c.opts.NodeName {

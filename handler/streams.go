@@ -85,7 +85,7 @@ func (s *StreamServer) console(w http.ResponseWriter, r *http.Request) {
 	}
 	stream := &handlerapi.WebsocketStream{Conn: ws}
 	if serial == nil {
-		if serial, err = s.Controller.openConsole(r.Context(), namespace, name); err != nil {
+		if serial, err = s.Controller.waitConsole(r.Context(), namespace, name); err != nil {
 			_ = stream.Close("console: " + err.Error())
 			return
 		}

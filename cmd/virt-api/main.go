@@ -83,7 +83,7 @@ func run(ctx context.Context, opts *server.Options, limits admission.Limits, nam
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { certMgr.Run(ctx, certCheck); return nil })
 	g.Go(func() error { handlerCerts.Run(ctx, certCheck); return nil })
-	g.Go(func() error { return webhook.ServeWith(ctx, webhookAddr, certMgr.GetCertificate, limits) })
+	g.Go(func() error { return webhook.Serve(ctx, webhookAddr, certMgr.GetCertificate, limits) })
 	g.Go(func() error { return apiServer.PrepareRun().RunWithContext(ctx) })
 	return g.Wait()
 }

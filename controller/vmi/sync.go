@@ -3,7 +3,6 @@ package vmi
 import (
 	"context"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -101,20 +100,19 @@ func (c *Controller) launcherPods(key string, vmi *v1.VirtualMachineInstance) ([
 		return nil, err
 	}
 	created := c.created.get(key)
-	active := launcherpods.Active(vmi, claiming)
 	var want *corev1.Pod
-	if len(active) == 0 && created == "" {
+	if created == "" && len(launcherpods.Active(vmi, claiming)) == 0 {
 		// This controller restarted between creating a pod and recording it: a pod that runs
 		// what it renders for the instance is the one it made, or as good as it.
 		want = RenderLauncherPod(vmi, c.config)
 	}
+	var pods []*corev1.Pod // newest first, as claiming is
 	for _, p := range claiming {
-		if (p.UID == created || want != nil && sameContainers(p, want)) && !slices.Contains(active, p) {
-			active = append(active, p)
+		if launcherpods.IsActive(vmi, p) || p.UID == created || want != nil && sameContainers(p, want) {
+			pods = append(pods, p)
 		}
 	}
-	sort.Slice(active, func(i, j int) bool { return active[j].CreationTimestamp.Before(&active[i].CreationTimestamp) })
-	return active, nil
+	return pods, nil
 }
 
 // sameContainers says whether two pods run the same containers: names, images, commands, args.

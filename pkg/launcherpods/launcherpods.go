@@ -34,13 +34,19 @@ func Claiming(podLister corelisters.PodLister, vmi *v1.VirtualMachineInstance) (
 	return owned, nil
 }
 
-// Active keeps the pods vmi's status.activePods lists, with the node it lists them on.
+// Active keeps the pods vmi's status.activePods lists (IsActive).
 func Active(vmi *v1.VirtualMachineInstance, pods []*corev1.Pod) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, p := range pods {
-		if node, ok := vmi.Status.ActivePods[p.UID]; ok && node == p.Spec.NodeName {
+		if IsActive(vmi, p) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// IsActive says whether vmi's status.activePods lists pod, on the node it runs on.
+func IsActive(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) bool {
+	node, ok := vmi.Status.ActivePods[pod.UID]
+	return ok && node == pod.Spec.NodeName
 }

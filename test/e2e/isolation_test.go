@@ -55,7 +55,7 @@ func TestTenantsCannotStallTheNode(t *testing.T) {
 		waitSynchronized(f, name, "LauncherUnresponsive", time.Minute)
 	}
 	waitSynchronized(f, hostile, "LauncherProtocolError", time.Minute)
-	if vmi := f.WaitVMIPhase("fresh", v1.Running, time.Second); hasCondition(vmi, v1.VirtualMachineInstanceSynchronized) {
+	if vmi := f.WaitVMIPhase("fresh", v1.Running, time.Second); vmi.Status.Condition(v1.VirtualMachineInstanceSynchronized) != nil {
 		t.Errorf("the fresh instance is not synchronized: %+v", vmi.Status.Conditions)
 	}
 	handler, err := f.Kube.CoreV1().Pods(framework.ProjectNamespace).List(f.Context(), metav1.ListOptions{LabelSelector: "kubevirt.io=virt-handler"})
@@ -120,10 +120,6 @@ func waitSynchronized(f *framework.Framework, name, reason string, timeout time.
 		}
 		return c != nil && c.Status == corev1.ConditionFalse && c.Reason == reason, nil
 	})
-}
-
-func hasCondition(vmi *v1.VirtualMachineInstance, t v1.VirtualMachineInstanceConditionType) bool {
-	return vmi.Status.Condition(t) != nil
 }
 
 // TestAGuestFloodingItsConsoleIsBounded: a guest writes three times the launcher's console log

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
@@ -70,18 +71,11 @@ func (h *HandlerCerts) Client() (handlerapi.Material, error) {
 
 // Run re-checks every period until ctx ends.
 func (h *HandlerCerts) Run(ctx context.Context, period time.Duration) {
-	ticker := time.NewTicker(period)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-			if err := h.Ensure(ctx); err != nil {
-				klog.ErrorS(err, "keeping virt-handler's certificates")
-			}
+	wait.UntilWithContext(ctx, func(ctx context.Context) {
+		if err := h.Ensure(ctx); err != nil {
+			klog.ErrorS(err, "keeping virt-handler's certificates")
 		}
-	}
+	}, period)
 }
 
 // publish writes the handlers' Secret when it differs from b.

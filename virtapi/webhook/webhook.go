@@ -84,14 +84,9 @@ func (q *quantityFlag) Set(s string) error {
 	return nil
 }
 
-// Serve serves the webhooks with admission.DefaultLimits; see ServeWith.
-func Serve(ctx context.Context, addr string, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error)) error {
-	return ServeWith(ctx, addr, getCert, admission.DefaultLimits())
-}
-
-// ServeWith serves Handler(limits) on addr with the certificate getCert returns (rotated by
-// the caller) until ctx ends.
-func ServeWith(ctx context.Context, addr string, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error), limits admission.Limits) error {
+// Serve serves Handler(limits) on addr with the certificate getCert returns (rotated by the
+// caller) until ctx ends.
+func Serve(ctx context.Context, addr string, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error), limits admission.Limits) error {
 	srv := &http.Server{
 		Addr:              addr,
 		Handler:           Handler(limits),

@@ -18,6 +18,7 @@ import (
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/test/apiserver"
+	"github.com/vmctl/vmctl/virtapi/admission"
 	"github.com/vmctl/vmctl/virtapi/certs"
 	"github.com/vmctl/vmctl/virtapi/webhook"
 )
@@ -67,7 +68,7 @@ func startWebhooks() error {
 	addr := ln.Addr().String()
 	ln.Close()
 	getCert := func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &pair, nil }
-	go func() { _ = webhook.Serve(context.Background(), addr, getCert) }()
+	go func() { _ = webhook.Serve(context.Background(), addr, getCert, admission.DefaultLimits()) }()
 	_, port, _ := net.SplitHostPort(addr)
 	webhookURL, caBundle = "https://localhost:"+port, b.CABundle
 	return nil
