@@ -26,8 +26,18 @@ import (
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
 	// Group=kubevirt.io, Version=v1
+	case v1.SchemeGroupVersion.WithKind("AccessCredential"):
+		return &kubevirtv1.AccessCredentialApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("AccessCredentialSecretSource"):
+		return &kubevirtv1.AccessCredentialSecretSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("BIOS"):
+		return &kubevirtv1.BIOSApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("Bootloader"):
+		return &kubevirtv1.BootloaderApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("CDRomTarget"):
 		return &kubevirtv1.CDRomTargetApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CloudInitConfigDriveSource"):
+		return &kubevirtv1.CloudInitConfigDriveSourceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("CloudInitNoCloudSource"):
 		return &kubevirtv1.CloudInitNoCloudSourceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("ContainerDiskSource"):
@@ -44,6 +54,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.DiskTargetApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("DomainSpec"):
 		return &kubevirtv1.DomainSpecApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("EFI"):
+		return &kubevirtv1.EFIApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("EmptyDiskSource"):
 		return &kubevirtv1.EmptyDiskSourceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Firmware"):
@@ -74,8 +86,22 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.PortApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Probe"):
 		return &kubevirtv1.ProbeApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("QemuGuestAgentSSHPublicKeyAccessCredentialPropagation"):
+		return &kubevirtv1.QemuGuestAgentSSHPublicKeyAccessCredentialPropagationApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("ResourceRequirements"):
 		return &kubevirtv1.ResourceRequirementsApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("SSHPublicKeyAccessCredential"):
+		return &kubevirtv1.SSHPublicKeyAccessCredentialApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("SSHPublicKeyAccessCredentialPropagationMethod"):
+		return &kubevirtv1.SSHPublicKeyAccessCredentialPropagationMethodApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("SSHPublicKeyAccessCredentialSource"):
+		return &kubevirtv1.SSHPublicKeyAccessCredentialSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("UserPasswordAccessCredential"):
+		return &kubevirtv1.UserPasswordAccessCredentialApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("UserPasswordAccessCredentialPropagationMethod"):
+		return &kubevirtv1.UserPasswordAccessCredentialPropagationMethodApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("UserPasswordAccessCredentialSource"):
+		return &kubevirtv1.UserPasswordAccessCredentialSourceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("VirtualMachine"):
 		return &kubevirtv1.VirtualMachineApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("VirtualMachineCondition"):

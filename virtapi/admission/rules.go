@@ -22,7 +22,7 @@ import (
 
 // knownVolumeKinds are the volume sources the node can provide; everything else (hostDisk,
 // a hostPath, ...) is refused, so a VM spec can never reach the node's files.
-var knownVolumeKinds = []string{"containerDisk", "cloudInitNoCloud", "emptyDisk", "persistentVolumeClaim"}
+var knownVolumeKinds = []string{"containerDisk", "cloudInitNoCloud", "cloudInitConfigDrive", "emptyDisk", "persistentVolumeClaim"}
 
 // launcherContainerPrefix names a containerDisk's init container in the launcher pod:
 // volume-<volume name> (controller/vmi/layout.go), which must be a DNS label.
@@ -44,6 +44,8 @@ func validateInstanceSpec(path *field.Path, spec *v1.VirtualMachineInstanceSpec,
 	errs = append(errs, emptyDisks(path.Child("volumes"), spec.Volumes, limits)...)
 	errs = append(errs, domainText(path, spec)...)
 	errs = append(errs, volumeNames(path.Child("volumes"), spec.Volumes)...)
+	errs = append(errs, firmware(path.Child("domain", "firmware"), spec.Domain.Firmware)...)
+	errs = append(errs, accessCredentials(path.Child("accessCredentials"), spec)...)
 	if spec.Hostname != "" && badText(spec.Hostname) == "" { // else domainText said why
 		for _, msg := range validation.IsDNS1123Label(spec.Hostname) {
 			errs = append(errs, field.Invalid(path.Child("hostname"), spec.Hostname, msg))

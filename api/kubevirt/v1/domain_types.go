@@ -80,6 +80,37 @@ type Firmware struct {
 	// KernelBoot boots a kernel and initrd taken from a container image, without a bootloader.
 	// +optional
 	KernelBoot *KernelBoot `json:"kernelBoot,omitempty"`
+	// Bootloader is the firmware that boots the guest's disks: BIOS (SeaBIOS, the default)
+	// or EFI (OVMF).
+	// +optional
+	Bootloader *Bootloader `json:"bootloader,omitempty"`
+}
+
+// Bootloader is one firmware: bios or efi.
+//
+// +kubebuilder:validation:XValidation:rule="!(has(self.bios) && has(self.efi))",message="spec.domain.firmware.bootloader: set bios or efi, not both"
+type Bootloader struct {
+	// +optional
+	BIOS *BIOS `json:"bios,omitempty"`
+	// +optional
+	EFI *EFI `json:"efi,omitempty"`
+}
+
+// BIOS boots by SeaBIOS.
+type BIOS struct {
+	// UseSerial makes SeaBIOS print its messages on the serial console too.
+	// +optional
+	UseSerial *bool `json:"useSerial,omitempty"`
+}
+
+// EFI boots by UEFI (OVMF).
+type EFI struct {
+	// SecureBoot enforces signed bootloaders; KubeVirt defaults it to true.
+	// +optional
+	SecureBoot *bool `json:"secureBoot,omitempty"`
+	// Persistent keeps the EFI variables across restarts.
+	// +optional
+	Persistent *bool `json:"persistent,omitempty"`
 }
 
 // KernelBoot boots the guest directly from a kernel (and initrd).
@@ -227,6 +258,8 @@ type VolumeSource struct {
 	// +optional
 	CloudInitNoCloud *CloudInitNoCloudSource `json:"cloudInitNoCloud,omitempty"`
 	// +optional
+	CloudInitConfigDrive *CloudInitConfigDriveSource `json:"cloudInitConfigDrive,omitempty"`
+	// +optional
 	EmptyDisk *EmptyDiskSource `json:"emptyDisk,omitempty"`
 	// +optional
 	PersistentVolumeClaim *PersistentVolumeClaimVolumeSource `json:"persistentVolumeClaim,omitempty"`
@@ -247,6 +280,23 @@ type ContainerDiskSource struct {
 
 // CloudInitNoCloudSource is cloud-init NoCloud user and network data, presented as a disk.
 type CloudInitNoCloudSource struct {
+	// +optional
+	UserDataSecretRef *k8sv1.LocalObjectReference `json:"secretRef,omitempty"`
+	// +optional
+	UserDataBase64 string `json:"userDataBase64,omitempty"`
+	// +optional
+	UserData string `json:"userData,omitempty"`
+	// +optional
+	NetworkDataSecretRef *k8sv1.LocalObjectReference `json:"networkDataSecretRef,omitempty"`
+	// +optional
+	NetworkDataBase64 string `json:"networkDataBase64,omitempty"`
+	// +optional
+	NetworkData string `json:"networkData,omitempty"`
+}
+
+// CloudInitConfigDriveSource is cloud-init (or cloudbase-init) user and network data in the
+// OpenStack config-drive layout, presented as a disk labelled config-2.
+type CloudInitConfigDriveSource struct {
 	// +optional
 	UserDataSecretRef *k8sv1.LocalObjectReference `json:"secretRef,omitempty"`
 	// +optional

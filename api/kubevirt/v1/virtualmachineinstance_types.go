@@ -70,7 +70,86 @@ type VirtualMachineInstanceSpec struct {
 	// Hostname is the guest's hostname; defaults to the instance name.
 	// +optional
 	Hostname string `json:"hostname,omitempty"`
+	// AccessCredentials are SSH keys put into the guest at boot.
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	AccessCredentials []AccessCredential `json:"accessCredentials,omitempty"`
 }
+
+// AccessCredential is one way into the guest: the public keys of a Secret.
+type AccessCredential struct {
+	// +optional
+	SSHPublicKey *SSHPublicKeyAccessCredential `json:"sshPublicKey,omitempty"`
+	// UserPassword sets passwords through the guest agent, which this platform does not run:
+	// admission refuses it.
+	// +optional
+	UserPassword *UserPasswordAccessCredential `json:"userPassword,omitempty"`
+}
+
+// SSHPublicKeyAccessCredential is a Secret whose every value is an authorized_keys line (or
+// several), and how they reach the guest.
+type SSHPublicKeyAccessCredential struct {
+	Source            SSHPublicKeyAccessCredentialSource            `json:"source"`
+	PropagationMethod SSHPublicKeyAccessCredentialPropagationMethod `json:"propagationMethod"`
+}
+
+// SSHPublicKeyAccessCredentialSource is where the keys come from.
+type SSHPublicKeyAccessCredentialSource struct {
+	// +optional
+	Secret *AccessCredentialSecretSource `json:"secret,omitempty"`
+}
+
+// AccessCredentialSecretSource names a Secret in the instance's namespace.
+type AccessCredentialSecretSource struct {
+	// +kubebuilder:validation:MinLength=1
+	SecretName string `json:"secretName"`
+}
+
+// SSHPublicKeyAccessCredentialPropagationMethod is how the keys reach the guest: through the
+// instance's cloud-init volume (noCloud or configDrive), or the guest agent (refused here).
+type SSHPublicKeyAccessCredentialPropagationMethod struct {
+	// +optional
+	NoCloud *NoCloudSSHPublicKeyAccessCredentialPropagation `json:"noCloud,omitempty"`
+	// +optional
+	ConfigDrive *ConfigDriveSSHPublicKeyAccessCredentialPropagation `json:"configDrive,omitempty"`
+	// +optional
+	QemuGuestAgent *QemuGuestAgentSSHPublicKeyAccessCredentialPropagation `json:"qemuGuestAgent,omitempty"`
+}
+
+// NoCloudSSHPublicKeyAccessCredentialPropagation puts the keys in the NoCloud meta-data.
+type NoCloudSSHPublicKeyAccessCredentialPropagation struct{}
+
+// ConfigDriveSSHPublicKeyAccessCredentialPropagation puts the keys in the config drive's
+// meta_data.json.
+type ConfigDriveSSHPublicKeyAccessCredentialPropagation struct{}
+
+// QemuGuestAgentSSHPublicKeyAccessCredentialPropagation writes the users' authorized_keys
+// through the guest agent.
+type QemuGuestAgentSSHPublicKeyAccessCredentialPropagation struct {
+	// +optional
+	Users []string `json:"users,omitempty"`
+}
+
+// UserPasswordAccessCredential is KubeVirt's password propagation through the guest agent.
+type UserPasswordAccessCredential struct {
+	Source            UserPasswordAccessCredentialSource            `json:"source"`
+	PropagationMethod UserPasswordAccessCredentialPropagationMethod `json:"propagationMethod"`
+}
+
+// UserPasswordAccessCredentialSource is where the passwords come from.
+type UserPasswordAccessCredentialSource struct {
+	// +optional
+	Secret *AccessCredentialSecretSource `json:"secret,omitempty"`
+}
+
+// UserPasswordAccessCredentialPropagationMethod is how passwords reach the guest.
+type UserPasswordAccessCredentialPropagationMethod struct {
+	// +optional
+	QemuGuestAgent *QemuGuestAgentUserPasswordAccessCredentialPropagation `json:"qemuGuestAgent,omitempty"`
+}
+
+// QemuGuestAgentUserPasswordAccessCredentialPropagation sets passwords through the guest agent.
+type QemuGuestAgentUserPasswordAccessCredentialPropagation struct{}
 
 // Probe checks the guest from outside, as a Pod probe checks a container.
 type Probe struct {

@@ -99,7 +99,7 @@ func validateVolumes(path *field.Path, volumes []v1.Volume) field.ErrorList {
 
 func countSources(s *v1.VolumeSource) int {
 	n := 0
-	for _, set := range []bool{s.ContainerDisk != nil, s.CloudInitNoCloud != nil, s.EmptyDisk != nil, s.PersistentVolumeClaim != nil} {
+	for _, set := range []bool{s.ContainerDisk != nil, s.CloudInitNoCloud != nil, s.CloudInitConfigDrive != nil, s.EmptyDisk != nil, s.PersistentVolumeClaim != nil} {
 		if set {
 			n++
 		}

@@ -27,6 +27,9 @@ type FirmwareApplyConfiguration struct {
 	Serial *string `json:"serial,omitempty"`
 	// KernelBoot boots a kernel and initrd taken from a container image, without a bootloader.
 	KernelBoot *KernelBootApplyConfiguration `json:"kernelBoot,omitempty"`
+	// Bootloader is the firmware that boots the guest's disks: BIOS (SeaBIOS, the default)
+	// or EFI (OVMF).
+	Bootloader *BootloaderApplyConfiguration `json:"bootloader,omitempty"`
 }
 
 // FirmwareApplyConfiguration constructs a declarative configuration of the Firmware type for use with
@@ -56,5 +59,13 @@ func (b *FirmwareApplyConfiguration) WithSerial(value string) *FirmwareApplyConf
 // If called multiple times, the KernelBoot field is set to the value of the last call.
 func (b *FirmwareApplyConfiguration) WithKernelBoot(value *KernelBootApplyConfiguration) *FirmwareApplyConfiguration {
 	b.KernelBoot = value
+	return b
+}
+
+// WithBootloader sets the Bootloader field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Bootloader field is set to the value of the last call.
+func (b *FirmwareApplyConfiguration) WithBootloader(value *BootloaderApplyConfiguration) *FirmwareApplyConfiguration {
+	b.Bootloader = value
 	return b
 }

@@ -38,6 +38,8 @@ type VirtualMachineInstanceSpecApplyConfiguration struct {
 	ReadinessProbe *ProbeApplyConfiguration `json:"readinessProbe,omitempty"`
 	// Hostname is the guest's hostname; defaults to the instance name.
 	Hostname *string `json:"hostname,omitempty"`
+	// AccessCredentials are SSH keys put into the guest at boot.
+	AccessCredentials []AccessCredentialApplyConfiguration `json:"accessCredentials,omitempty"`
 }
 
 // VirtualMachineInstanceSpecApplyConfiguration constructs a declarative configuration of the VirtualMachineInstanceSpec type for use with
@@ -133,5 +135,18 @@ func (b *VirtualMachineInstanceSpecApplyConfiguration) WithReadinessProbe(value 
 // If called multiple times, the Hostname field is set to the value of the last call.
 func (b *VirtualMachineInstanceSpecApplyConfiguration) WithHostname(value string) *VirtualMachineInstanceSpecApplyConfiguration {
 	b.Hostname = &value
+	return b
+}
+
+// WithAccessCredentials adds the given value to the AccessCredentials field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the AccessCredentials field.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithAccessCredentials(values ...*AccessCredentialApplyConfiguration) *VirtualMachineInstanceSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithAccessCredentials")
+		}
+		b.AccessCredentials = append(b.AccessCredentials, *values[i])
+	}
 	return b
 }

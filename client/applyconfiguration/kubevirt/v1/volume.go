@@ -51,6 +51,14 @@ func (b *VolumeApplyConfiguration) WithCloudInitNoCloud(value *CloudInitNoCloudS
 	return b
 }
 
+// WithCloudInitConfigDrive sets the CloudInitConfigDrive field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the CloudInitConfigDrive field is set to the value of the last call.
+func (b *VolumeApplyConfiguration) WithCloudInitConfigDrive(value *CloudInitConfigDriveSourceApplyConfiguration) *VolumeApplyConfiguration {
+	b.VolumeSourceApplyConfiguration.CloudInitConfigDrive = value
+	return b
+}
+
 // WithEmptyDisk sets the EmptyDisk field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the EmptyDisk field is set to the value of the last call.

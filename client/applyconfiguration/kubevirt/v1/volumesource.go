@@ -19,6 +19,7 @@ package v1
 type VolumeSourceApplyConfiguration struct {
 	ContainerDisk         *ContainerDiskSourceApplyConfiguration               `json:"containerDisk,omitempty"`
 	CloudInitNoCloud      *CloudInitNoCloudSourceApplyConfiguration            `json:"cloudInitNoCloud,omitempty"`
+	CloudInitConfigDrive  *CloudInitConfigDriveSourceApplyConfiguration        `json:"cloudInitConfigDrive,omitempty"`
 	EmptyDisk             *EmptyDiskSourceApplyConfiguration                   `json:"emptyDisk,omitempty"`
 	PersistentVolumeClaim *PersistentVolumeClaimVolumeSourceApplyConfiguration `json:"persistentVolumeClaim,omitempty"`
 }
@@ -42,6 +43,14 @@ func (b *VolumeSourceApplyConfiguration) WithContainerDisk(value *ContainerDiskS
 // If called multiple times, the CloudInitNoCloud field is set to the value of the last call.
 func (b *VolumeSourceApplyConfiguration) WithCloudInitNoCloud(value *CloudInitNoCloudSourceApplyConfiguration) *VolumeSourceApplyConfiguration {
 	b.CloudInitNoCloud = value
+	return b
+}
+
+// WithCloudInitConfigDrive sets the CloudInitConfigDrive field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the CloudInitConfigDrive field is set to the value of the last call.
+func (b *VolumeSourceApplyConfiguration) WithCloudInitConfigDrive(value *CloudInitConfigDriveSourceApplyConfiguration) *VolumeSourceApplyConfiguration {
+	b.CloudInitConfigDrive = value
 	return b
 }
 

@@ -1,0 +1,70 @@
+package admission
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// noGuestAgent is why what needs KubeVirt's guest agent channel is refused.
+const noGuestAgent = "needs the QEMU guest agent channel, which this platform does not provide"
+
+// firmware refuses what the node could only fail on: persistent EFI variables need a
+// backend-storage PVC, which this platform does not make.
+func firmware(path *field.Path, fw *v1.Firmware) field.ErrorList {
+	if fw == nil || fw.Bootloader == nil {
+		return nil
+	}
+	b, p := fw.Bootloader, path.Child("bootloader")
+	var errs field.ErrorList
+	if b.BIOS != nil && b.EFI != nil {
+		errs = append(errs, field.Invalid(p, "bios and efi", "set bios or efi, not both"))
+	}
+	if b.EFI != nil && b.EFI.Persistent != nil && *b.EFI.Persistent {
+		errs = append(errs, field.Forbidden(p.Child("efi", "persistent"), "persistent EFI variables need backend storage, which this platform does not provide; the variables live as long as the instance"))
+	}
+	return errs
+}
+
+// accessCredentials checks that every SSH key reaches the guest: from a Secret, through a
+// cloud-init volume of the kind its propagation names. Passwords and the guest agent are
+// refused.
+func accessCredentials(path *field.Path, spec *v1.VirtualMachineInstanceSpec) field.ErrorList {
+	var hasNoCloud, hasConfigDrive bool
+	for _, vol := range spec.Volumes {
+		hasNoCloud = hasNoCloud || vol.CloudInitNoCloud != nil
+		hasConfigDrive = hasConfigDrive || vol.CloudInitConfigDrive != nil
+	}
+	var errs field.ErrorList
+	for i, cred := range spec.AccessCredentials {
+		p := path.Index(i)
+		if cred.UserPassword != nil {
+			errs = append(errs, field.Forbidden(p.Child("userPassword"), "password propagation "+noGuestAgent+"; use sshPublicKey with noCloud or configDrive"))
+		}
+		k := cred.SSHPublicKey
+		if k == nil {
+			if cred.UserPassword == nil {
+				errs = append(errs, field.Required(p.Child("sshPublicKey"), "an access credential needs sshPublicKey"))
+			}
+			continue
+		}
+		kp := p.Child("sshPublicKey")
+		if k.Source.Secret == nil {
+			errs = append(errs, field.Required(kp.Child("source", "secret"), "the keys come from a Secret"))
+		}
+		m, mp := k.PropagationMethod, kp.Child("propagationMethod")
+		switch {
+		case m.QemuGuestAgent != nil:
+			errs = append(errs, field.Forbidden(mp.Child("qemuGuestAgent"), "key propagation "+noGuestAgent+"; use noCloud or configDrive"))
+		case m.NoCloud != nil && m.ConfigDrive != nil:
+			errs = append(errs, field.Invalid(mp, "noCloud and configDrive", "set one propagation method"))
+		case m.NoCloud != nil && !hasNoCloud:
+			errs = append(errs, field.Invalid(mp.Child("noCloud"), "noCloud", "needs a cloudInitNoCloud volume to carry the keys"))
+		case m.ConfigDrive != nil && !hasConfigDrive:
+			errs = append(errs, field.Invalid(mp.Child("configDrive"), "configDrive", "needs a cloudInitConfigDrive volume to carry the keys"))
+		case m.NoCloud == nil && m.ConfigDrive == nil:
+			errs = append(errs, field.Required(mp, "set noCloud or configDrive"))
+		}
+	}
+	return errs
+}
