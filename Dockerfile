@@ -87,5 +87,6 @@ ENV HOME=/var/run/kubevirt-private/libvirt-home \
     XDG_RUNTIME_DIR=/var/run/kubevirt-private/libvirt-home/run \
     LIBVIRT_DEFAULT_URI=qemu:///session?socket=/var/run/kubevirt-private/libvirt/libvirt-sock
 USER 107:107
-# tini as PID 1 reaps exited QEMU processes, so tearing down a domain is prompt.
-ENTRYPOINT ["/usr/bin/tini", "--", "/usr/bin/virt-launcher"]
+# tini forwards signals and reaps; -s because the launcher pod shares its process namespace,
+# whose PID 1 is the pause container.
+ENTRYPOINT ["/usr/bin/tini", "-s", "--", "/usr/bin/virt-launcher"]

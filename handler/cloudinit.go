@@ -1,45 +1,111 @@
 package handler
 
 import (
-	"bytes"
 	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"os"
+	"slices"
+	"strings"
 
-	"github.com/kdomanski/iso9660"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
-// NoCloudLabel is the volume label cloud-init's NoCloud data source looks for.
-const NoCloudLabel = "cidata"
-
-// NoCloudData is the content of a NoCloud seed: meta-data, user-data and, when given,
-// network-config.
-type NoCloudData struct {
-	MetaData    []byte
-	UserData    []byte
-	NetworkData []byte
+// cloudInitSource is what cloudInitNoCloud and cloudInitConfigDrive have in common: user data
+// and network data, each as text, base64 or a Secret.
+type cloudInitSource struct {
+	kind                              string // the volume source's field name
+	userData, userDataBase64          string
+	networkData, networkDataBase64    string
+	userDataSecret, networkDataSecret string
+	publicKeys                        func(*v1.SSHPublicKeyAccessCredentialPropagationMethod) bool
+	userDataKeys, networkDataKeys     []string
+	metaDataJSON                      bool
 }
 
-// noCloudData resolves a cloudInitNoCloud volume: inline text, base64 or a secret for the user
-// data and the network data; meta-data names the instance (its UID, so cloud-init runs once
-// per instance) and its hostname.
-func noCloudData(vmi *v1.VirtualMachineInstance, src *v1.CloudInitNoCloudSource, secrets secretReader) (NoCloudData, error) {
+func noCloudSource(s *v1.CloudInitNoCloudSource) cloudInitSource {
+	return cloudInitSource{kind: "cloudInitNoCloud",
+		userData: s.UserData, userDataBase64: s.UserDataBase64, userDataSecret: refName(s.UserDataSecretRef),
+		networkData: s.NetworkData, networkDataBase64: s.NetworkDataBase64, networkDataSecret: refName(s.NetworkDataSecretRef),
+		publicKeys: func(m *v1.SSHPublicKeyAccessCredentialPropagationMethod) bool { return m.NoCloud != nil },
+	}
+}
+
+func configDriveSource(s *v1.CloudInitConfigDriveSource) cloudInitSource {
+	return cloudInitSource{kind: "cloudInitConfigDrive",
+		userData: s.UserData, userDataBase64: s.UserDataBase64, userDataSecret: refName(s.UserDataSecretRef),
+		networkData: s.NetworkData, networkDataBase64: s.NetworkDataBase64, networkDataSecret: refName(s.NetworkDataSecretRef),
+		publicKeys:   func(m *v1.SSHPublicKeyAccessCredentialPropagationMethod) bool { return m.ConfigDrive != nil },
+		metaDataJSON: true,
+	}
+}
+
+// CloudInitData is what a cloud-init disk holds, before it is laid out for its data source.
+type CloudInitData struct {
+	InstanceID, Hostname string
+	// PublicKeys are authorized_keys lines by name, from accessCredentials.
+	PublicKeys            map[string]string
+	UserData, NetworkData []byte
+}
+
+// cloudInitData resolves a cloud-init volume. The instance-id is <name>.<namespace>, as
+// KubeVirt's: stable across restarts of a VM, so cloud-init's per-instance modules (host keys,
+// users, user data scripts) run once per VM and not again on a persistent disk.
+func cloudInitData(vmi *v1.VirtualMachineInstance, src cloudInitSource, secrets secretReader) (CloudInitData, error) {
 	hostname := vmi.Spec.Hostname
 	if hostname == "" {
 		hostname = vmi.Name
 	}
-	data := NoCloudData{MetaData: fmt.Appendf(nil, "instance-id: %s\nlocal-hostname: %s\n", vmi.UID, hostname)}
+	data := CloudInitData{InstanceID: vmi.Name + "." + vmi.Namespace, Hostname: hostname}
 	var err error
-	data.UserData, err = cloudInitPart("userData", src.UserData, src.UserDataBase64, refName(src.UserDataSecretRef), secrets, "userdata", "userData")
-	if err != nil {
+	if data.PublicKeys, err = publicKeys(vmi, src, secrets); err != nil {
 		return data, err
 	}
-	data.NetworkData, err = cloudInitPart("networkData", src.NetworkData, src.NetworkDataBase64, refName(src.NetworkDataSecretRef), secrets, "networkdata", "networkData")
+	if data.UserData, err = cloudInitPart(src.kind, "userData", src.userData, src.userDataBase64, src.userDataSecret, secrets, "userdata", "userData"); err != nil {
+		return data, err
+	}
+	data.NetworkData, err = cloudInitPart(src.kind, "networkData", src.networkData, src.networkDataBase64, src.networkDataSecret, secrets, "networkdata", "networkData")
 	return data, err
+}
+
+// publicKeys are the keys of every accessCredentials Secret propagated through this kind of
+// cloud-init volume, one entry per line, named after the Secret and key.
+func publicKeys(vmi *v1.VirtualMachineInstance, src cloudInitSource, secrets secretReader) (map[string]string, error) {
+	keys := map[string]string{}
+	for _, cred := range vmi.Spec.AccessCredentials {
+		k := cred.SSHPublicKey
+		if k == nil || k.Source.Secret == nil || !src.publicKeys(&k.PropagationMethod) {
+			continue
+		}
+		name := k.Source.Secret.SecretName
+		values, err := secrets(name)
+		if err != nil {
+			return nil, err
+		}
+		if len(values) == 0 {
+			return nil, missingSecret("accessCredentials: secret %q: not found, or it has no keys", name)
+		}
+		for _, key := range sortedKeys(values) {
+			for i, line := range strings.Split(string(values[key]), "\n") {
+				if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+					keys[fmt.Sprintf("%s-%s-%d", name, key, i)] = line
+				}
+			}
+		}
+	}
+	return keys, nil
+}
+
+func sortedKeys(m map[string][]byte) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func refName(ref *corev1.LocalObjectReference) string {
@@ -50,7 +116,7 @@ func refName(ref *corev1.LocalObjectReference) string {
 }
 
 // cloudInitPart is the one source set of text, base64 and secret (keys tried in order).
-func cloudInitPart(field, text, b64, secret string, secrets secretReader, keys ...string) ([]byte, error) {
+func cloudInitPart(kind, field, text, b64, secret string, secrets secretReader, keys ...string) ([]byte, error) {
 	set := 0
 	for _, s := range []string{text, b64, secret} {
 		if s != "" {
@@ -58,7 +124,7 @@ func cloudInitPart(field, text, b64, secret string, secrets secretReader, keys .
 		}
 	}
 	if set > 1 {
-		return nil, invalidSpec("cloudInitNoCloud: set at most one of %s, %sBase64 and the %s secret", field, field, field)
+		return nil, invalidSpec("%s: set at most one of %s, %sBase64 and the %s secret", kind, field, field, field)
 	}
 	switch {
 	case text != "":
@@ -66,7 +132,7 @@ func cloudInitPart(field, text, b64, secret string, secrets secretReader, keys .
 	case b64 != "":
 		out, err := base64.StdEncoding.DecodeString(b64)
 		if err != nil {
-			return nil, invalidSpec("cloudInitNoCloud: %sBase64: %v", field, err)
+			return nil, invalidSpec("%s: %sBase64: %v", kind, field, err)
 		}
 		return out, nil
 	case secret != "":
@@ -79,40 +145,57 @@ func cloudInitPart(field, text, b64, secret string, secrets secretReader, keys .
 				return v, nil
 			}
 		}
-		return nil, invalidSpec("cloudInitNoCloud: secret %q has no key %s or %s", secret, keys[0], keys[1])
+		return nil, missingSecret("%s: secret %q: not found, or it has no key %s or %s", kind, secret, keys[0], keys[1])
 	}
 	return nil, nil
 }
 
-// ensureNoCloudISO writes the seed ISO at rel unless it exists: the data of an instance never
-// changes, and the guest may have it open.
-func ensureNoCloudISO(root *os.Root, rel string, data NoCloudData) error {
-	return createOnce(root, rel, func(f *os.File) error { return writeNoCloudISO(f, data) })
+// errMissingSecret marks data a Secret should hold but does not: the launcher pod mounts the
+// Secret optionally (a required one would hold the pod in ContainerCreating, where nobody
+// says why), so the instance fails with this reason, and a VM's next instance gets the data
+// once the Secret exists.
+var errMissingSecret = errors.New("missing secret")
+
+func missingSecret(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errMissingSecret, fmt.Sprintf(format, args...))
 }
 
-// writeNoCloudISO writes an ISO 9660 image labelled cidata holding user-data, meta-data and,
-// when there is network data, network-config. The names keep their case and dashes (Linux's
-// isofs shows them as written), which is what cloud-init reads.
-func writeNoCloudISO(w io.Writer, data NoCloudData) error {
-	iw, err := iso9660.NewWriter()
+// noCloudFiles lay the data out for cloud-init's NoCloud source: YAML meta-data (cloud-init
+// reads public-keys from it), user-data and network-config.
+func noCloudFiles(d CloudInitData) ([]isoFile, error) {
+	meta := map[string]any{"instance-id": d.InstanceID, "local-hostname": d.Hostname}
+	if len(d.PublicKeys) > 0 {
+		meta["public-keys"] = d.PublicKeys
+	}
+	metaData, err := yaml.Marshal(meta)
 	if err != nil {
-		return fmt.Errorf("staging the cloud-init ISO: %w", err)
+		return nil, err
 	}
-	defer func() { _ = iw.Cleanup() }()
-	files := []struct {
-		name    string
-		content []byte
-	}{{"user-data", data.UserData}, {"meta-data", data.MetaData}}
-	if data.NetworkData != nil {
-		files = append(files, struct {
-			name    string
-			content []byte
-		}{"network-config", data.NetworkData})
+	files := []isoFile{{"meta-data", metaData}, {"user-data", d.UserData}}
+	if d.NetworkData != nil {
+		files = append(files, isoFile{"network-config", d.NetworkData})
 	}
-	for _, f := range files {
-		if err := iw.AddFile(bytes.NewReader(f.content), f.name); err != nil {
-			return fmt.Errorf("staging %s: %w", f.name, err)
-		}
+	return files, nil
+}
+
+// configDriveFiles lay the data out as OpenStack's config drive, which cloud-init and
+// cloudbase-init read: openstack/latest/meta_data.json (cloud-init takes the instance-id from
+// uuid), user_data and network_data.json.
+func configDriveFiles(d CloudInitData) ([]isoFile, error) {
+	meta := map[string]any{"instance_id": d.InstanceID, "uuid": d.InstanceID, "hostname": d.Hostname, "local_hostname": d.Hostname}
+	if len(d.PublicKeys) > 0 {
+		meta["public_keys"] = d.PublicKeys
 	}
-	return iw.WriteTo(w, NoCloudLabel)
+	metaData, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	files := []isoFile{{"openstack/latest/meta_data.json", metaData}}
+	if d.UserData != nil {
+		files = append(files, isoFile{"openstack/latest/user_data", d.UserData})
+	}
+	if d.NetworkData != nil {
+		files = append(files, isoFile{"openstack/latest/network_data.json", d.NetworkData})
+	}
+	return files, nil
 }

@@ -3,6 +3,7 @@ package handler
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
-// readISO returns the label and the root files of an ISO image.
+// readISO returns the label and the files of an ISO image, by path.
 func readISO(t *testing.T, image []byte) (string, map[string]string) {
 	t.Helper()
 	img, err := iso9660.OpenImage(bytes.NewReader(image))
@@ -30,87 +31,136 @@ func readISO(t *testing.T, image []byte) (string, map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	children, err := rootDir.GetChildren()
-	if err != nil {
-		t.Fatal(err)
-	}
 	files := map[string]string{}
-	for _, c := range children {
-		data, err := io.ReadAll(c.Reader())
+	var walk func(dir *iso9660.File, prefix string)
+	walk = func(dir *iso9660.File, prefix string) {
+		children, err := dir.GetChildren()
 		if err != nil {
 			t.Fatal(err)
 		}
-		files[c.Name()] = string(data)
+		for _, c := range children {
+			if c.IsDir() {
+				walk(c, prefix+c.Name()+"/")
+				continue
+			}
+			data, err := io.ReadAll(c.Reader())
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[prefix+c.Name()] = string(data)
+		}
 	}
+	walk(rootDir, "")
 	return label, files
 }
 
-func TestNoCloudISO(t *testing.T) {
-	noSecrets := func(name string) (map[string][]byte, error) { return nil, invalidSpec("no secret %s", name) }
+// keySecrets is a pod with one SSH key Secret of two keys.
+func keySecrets(name string) (map[string][]byte, error) {
+	if name != "keys" {
+		return nil, nil
+	}
+	return map[string][]byte{"alice": []byte("ssh-ed25519 AAAA alice\n# comment\n"), "bob": []byte("ssh-rsa BBBB bob")}, nil
+}
+
+func TestCloudInitISOs(t *testing.T) {
+	keys := []v1.AccessCredential{{SSHPublicKey: &v1.SSHPublicKeyAccessCredential{
+		Source:            v1.SSHPublicKeyAccessCredentialSource{Secret: &v1.AccessCredentialSecretSource{SecretName: "keys"}},
+		PropagationMethod: v1.SSHPublicKeyAccessCredentialPropagationMethod{NoCloud: &v1.NoCloudSSHPublicKeyAccessCredentialPropagation{}},
+	}}}
 	for _, tc := range []struct {
-		name     string
-		hostname string
-		src      v1.CloudInitNoCloudSource
-		want     map[string]string
+		name      string
+		hostname  string
+		creds     []v1.AccessCredential
+		src       cloudInitSource
+		files     func(CloudInitData) ([]isoFile, error)
+		wantLabel string
+		want      map[string]string
 	}{
 		{
-			name: "user data only",
-			src:  v1.CloudInitNoCloudSource{UserData: "#cloud-config\npassword: x\n"},
+			name:  "noCloud user data only",
+			src:   noCloudSource(&v1.CloudInitNoCloudSource{UserData: "#cloud-config\npassword: x\n"}),
+			files: noCloudFiles, wantLabel: "cidata",
 			want: map[string]string{
 				"user-data": "#cloud-config\npassword: x\n",
-				"meta-data": "instance-id: " + string(testVMIUID) + "\nlocal-hostname: web\n",
+				"meta-data": "instance-id: web.ns\nlocal-hostname: web\n",
 			},
 		},
 		{
-			name:     "base64 user data and network config, hostname",
-			hostname: "guest1",
-			src: v1.CloudInitNoCloudSource{
+			name: "noCloud base64 user data, network config, hostname and keys", hostname: "guest1", creds: keys,
+			src: noCloudSource(&v1.CloudInitNoCloudSource{
 				UserDataBase64: base64.StdEncoding.EncodeToString([]byte("#!/bin/sh\necho hi\n")),
 				NetworkData:    "version: 2\n",
-			},
+			}),
+			files: noCloudFiles, wantLabel: "cidata",
 			want: map[string]string{
 				"user-data":      "#!/bin/sh\necho hi\n",
-				"meta-data":      "instance-id: " + string(testVMIUID) + "\nlocal-hostname: guest1\n",
+				"meta-data":      "instance-id: web.ns\nlocal-hostname: guest1\npublic-keys:\n  keys-alice-0: ssh-ed25519 AAAA alice\n  keys-bob-0: ssh-rsa BBBB bob\n",
 				"network-config": "version: 2\n",
+			},
+		},
+		{
+			name: "configDrive ignores keys propagated through noCloud", creds: keys,
+			src:   configDriveSource(&v1.CloudInitConfigDriveSource{UserData: "#cloud-config\n", NetworkData: `{"links":[]}`}),
+			files: configDriveFiles, wantLabel: "config-2",
+			want: map[string]string{
+				"openstack/latest/meta_data.json":    `{"hostname":"web","instance_id":"web.ns","local_hostname":"web","uuid":"web.ns"}`,
+				"openstack/latest/user_data":         "#cloud-config\n",
+				"openstack/latest/network_data.json": `{"links":[]}`,
 			},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vmi := newInstance()
-			vmi.Spec.Hostname = tc.hostname
-			data, err := noCloudData(vmi, &tc.src, noSecrets)
+			vmi.Spec.Hostname, vmi.Spec.AccessCredentials = tc.hostname, tc.creds
+			data, err := cloudInitData(vmi, tc.src, keySecrets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := tc.files(data)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			if err := writeNoCloudISO(&buf, data); err != nil {
+			if err := writeISO(&buf, tc.wantLabel, files); err != nil {
 				t.Fatal(err)
 			}
-			label, files := readISO(t, buf.Bytes())
-			if label != "cidata" {
-				t.Errorf("label = %q, want cidata", label)
+			label, got := readISO(t, buf.Bytes())
+			if label != tc.wantLabel {
+				t.Errorf("label = %q, want %s", label, tc.wantLabel)
 			}
-			if diff := cmp.Diff(tc.want, files); diff != "" {
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("files (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-func TestNoCloudDataErrors(t *testing.T) {
-	for name, src := range map[string]v1.CloudInitNoCloudSource{
-		"two sources": {UserData: "a", UserDataBase64: "YQ=="},
-		"bad base64":  {UserDataBase64: "!!"},
-		"no secret":   {UserDataSecretRef: &corev1.LocalObjectReference{Name: "s"}},
+func TestCloudInitDataErrors(t *testing.T) {
+	secretRef := &corev1.LocalObjectReference{Name: "s"}
+	for _, tc := range []struct {
+		name    string
+		src     v1.CloudInitNoCloudSource
+		missing bool // waits for the secret rather than failing the instance
+	}{
+		{name: "two sources", src: v1.CloudInitNoCloudSource{UserData: "a", UserDataBase64: "YQ=="}},
+		{name: "bad base64", src: v1.CloudInitNoCloudSource{UserDataBase64: "!!"}},
+		{name: "secret the pod does not mount", src: v1.CloudInitNoCloudSource{UserDataSecretRef: secretRef}},
+		{name: "secret missing or without the key", src: v1.CloudInitNoCloudSource{NetworkDataSecretRef: secretRef}, missing: true},
 	} {
-		_, err := noCloudData(newInstance(), &src, podSecrets(t.TempDir(), newPod(newInstance())))
-		if !isSpecError(err) {
-			t.Errorf("%s: err = %v, want a spec error", name, err)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			pod := newPod(newInstance())
+			if tc.missing {
+				pod.Spec.Volumes = []corev1.Volume{{Name: "secret-1", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "s"}}}}
+			}
+			_, err := cloudInitData(newInstance(), noCloudSource(&tc.src), podSecrets(t.TempDir(), pod))
+			if tc.missing && (!errors.Is(err, errMissingSecret) || isSpecError(err)) || !tc.missing && !isSpecError(err) {
+				t.Errorf("err = %v, want missing secret: %v", err, tc.missing)
+			}
+		})
 	}
 }
 
-func TestNoCloudFromPodSecretVolume(t *testing.T) {
+func TestCloudInitFromPodSecretVolume(t *testing.T) {
 	kubelet := t.TempDir()
 	pod := newPod(newInstance())
 	pod.Spec.Volumes = []corev1.Volume{{Name: "cloudinit-secret", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "my-userdata"}}}}
@@ -123,8 +173,8 @@ func TestNoCloudFromPodSecretVolume(t *testing.T) {
 	if err := os.Symlink("..data/userdata", filepath.Join(dir, "userdata")); err != nil {
 		t.Fatal(err)
 	}
-	src := v1.CloudInitNoCloudSource{UserDataSecretRef: &corev1.LocalObjectReference{Name: "my-userdata"}}
-	data, err := noCloudData(newInstance(), &src, podSecrets(kubelet, pod))
+	src := v1.CloudInitConfigDriveSource{UserDataSecretRef: &corev1.LocalObjectReference{Name: "my-userdata"}}
+	data, err := cloudInitData(newInstance(), configDriveSource(&src), podSecrets(kubelet, pod))
 	if err != nil {
 		t.Fatal(err)
 	}

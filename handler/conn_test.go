@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
-	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 func TestLetsGo(t *testing.T) {
@@ -28,7 +27,7 @@ func TestLetsGo(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			vmi := newInstance()
-			f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
+			f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 			f.sync()
 			f.observe()
 			if f.c.conns.len() != 1 {
@@ -56,7 +55,7 @@ func TestLetsGo(t *testing.T) {
 
 func TestEventsEnqueueAndOutliveTheLauncher(t *testing.T) {
 	vmi := newInstance()
-	f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
+	f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 	f.sync()
 	f.observe()
 	for f.c.queue.Len() > 0 {

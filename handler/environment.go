@@ -40,6 +40,7 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 		Volumes:          map[string]domain.HostDisk{},
 		SerialLogPath:    layout.InPod(layout.ConsoleLogRel),
 		SerialSocketPath: layout.InPod(layout.SerialSocketRel),
+		NVRAMPath:        layout.InPod(layout.NVRAMRel),
 	}
 	for _, vol := range vmi.Spec.Volumes {
 		if msgs := validation.IsDNS1123Label(vol.Name); len(msgs) > 0 {
@@ -54,6 +55,8 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 			env.Volumes[vol.Name] = disk
 		case vol.CloudInitNoCloud != nil:
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.NoCloudISOFile)), Format: "raw"}
+		case vol.CloudInitConfigDrive != nil:
+			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.ConfigDriveISOFile)), Format: "raw"}
 		case vol.EmptyDisk != nil:
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.RawDiskFile)), Format: "raw"}
 		case vol.PersistentVolumeClaim != nil:
@@ -121,20 +124,25 @@ func attachments(vmi *v1.VirtualMachineInstance) (map[string]string, error) {
 	return out, nil
 }
 
-// containerDisk is the image an init container copied for the volume: qcow2 when it found the
-// qcow2 magic, else raw.
+// containerDisk is the qcow2 overlay the volume's holder sidecar wrote over the image
+// (launcher/containerdisk), or the reason it could not, which fails the instance.
 func containerDisk(root *os.Root, volume string) (domain.HostDisk, error) {
-	for _, c := range []struct{ file, format string }{{layout.Qcow2DiskFile, "qcow2"}, {layout.RawDiskFile, "raw"}} {
-		ok, err := regularFile(root, diskRel(volume, c.file))
-		if err != nil {
-			return domain.HostDisk{}, err
-		}
-		if ok {
-			return domain.HostDisk{Path: layout.InPod(diskRel(volume, c.file)), Format: c.format}, nil
-		}
+	msg, err := root.ReadFile(diskRel(volume, layout.DiskErrorFile))
+	if err == nil {
+		return domain.HostDisk{}, invalidSpec("spec.volumes: containerDisk %q: %s", volume, strings.TrimSpace(string(msg)))
 	}
-	return domain.HostDisk{}, fmt.Errorf("containerDisk %q: neither %s nor %s in the launcher pod", volume,
-		diskRel(volume, layout.Qcow2DiskFile), diskRel(volume, layout.RawDiskFile))
+	if !errors.Is(err, fs.ErrNotExist) {
+		return domain.HostDisk{}, err
+	}
+	rel := diskRel(volume, layout.Qcow2DiskFile)
+	ok, err := regularFile(root, rel)
+	if err != nil {
+		return domain.HostDisk{}, err
+	}
+	if !ok {
+		return domain.HostDisk{}, fmt.Errorf("containerDisk %q: its sidecar has not written %s yet", volume, rel)
+	}
+	return domain.HostDisk{Path: layout.InPod(rel), Format: "qcow2"}, nil
 }
 
 // requireFile fails unless rel is a regular file (the init containers ran before the pod's

@@ -41,19 +41,16 @@ func TestBuildEnvironment(t *testing.T) {
 		files   []string // relative to the private directory
 		want    map[string]domain.HostDisk
 		wantErr string
+		specErr bool // the instance fails rather than waits
 	}{
 		{
 			name:  "qcow2 containerDisk",
 			files: []string{"vmi-disks/root/disk.qcow2", layout.KernelRel, layout.InitrdRel},
 			want:  with(domain.HostDisk{Path: "/var/run/kubevirt-private/vmi-disks/root/disk.qcow2", Format: "qcow2"}),
 		},
-		{
-			name:  "raw containerDisk",
-			files: []string{"vmi-disks/root/disk.raw", layout.KernelRel, layout.InitrdRel},
-			want:  with(domain.HostDisk{Path: "/var/run/kubevirt-private/vmi-disks/root/disk.raw", Format: "raw"}),
-		},
-		{name: "no containerDisk copy", files: []string{layout.KernelRel, layout.InitrdRel}, wantErr: "neither"},
-		{name: "no initrd", files: []string{"vmi-disks/root/disk.raw", layout.KernelRel}, wantErr: "kernel-boot/initrd is missing"},
+		{name: "no overlay yet", files: []string{layout.KernelRel, layout.InitrdRel}, wantErr: "has not written"},
+		{name: "the holder found no image", files: []string{"vmi-disks/root/error", layout.KernelRel, layout.InitrdRel}, wantErr: `containerDisk "root": x`, specErr: true},
+		{name: "no initrd", files: []string{"vmi-disks/root/disk.qcow2", layout.KernelRel}, wantErr: "kernel-boot/initrd is missing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -67,8 +64,8 @@ func TestBuildEnvironment(t *testing.T) {
 			defer root.Close()
 			env, err := buildEnvironment(full(), root, domain.TypeQEMU)
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || isSpecError(err) {
-					t.Fatalf("err = %v, want a retryable error with %q", err, tc.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || isSpecError(err) != tc.specErr {
+					t.Fatalf("err = %v, want %q (final: %v)", err, tc.wantErr, tc.specErr)
 				}
 				return
 			}
@@ -80,6 +77,7 @@ func TestBuildEnvironment(t *testing.T) {
 				Volumes:          tc.want,
 				KernelPath:       "/var/run/kubevirt-private/kernel-boot/kernel",
 				InitrdPath:       "/var/run/kubevirt-private/kernel-boot/initrd",
+				NVRAMPath:        "/var/run/kubevirt-private/efivars.fd",
 				SerialLogPath:    "/var/run/kubevirt-private/console.log",
 				SerialSocketPath: "/var/run/kubevirt-private/virt-serial0",
 				Interfaces:       map[string]domain.Attachment{"default": {Mode: domain.NetworkTap, TapDevice: "tap0"}},

@@ -3,8 +3,10 @@ package handler
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -23,11 +25,13 @@ func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretRea
 	for _, vol := range vmi.Spec.Volumes {
 		switch {
 		case vol.CloudInitNoCloud != nil:
-			data, err := noCloudData(vmi, vol.CloudInitNoCloud, secrets)
-			if err != nil {
-				return err
+			if err := writeCloudInit(vmi, root, secrets, noCloudSource(vol.CloudInitNoCloud), noCloudFiles,
+				diskRel(vol.Name, layout.NoCloudISOFile), NoCloudLabel); err != nil {
+				return fmt.Errorf("volume %q: %w", vol.Name, err)
 			}
-			if err := ensureNoCloudISO(root, diskRel(vol.Name, layout.NoCloudISOFile), data); err != nil {
+		case vol.CloudInitConfigDrive != nil:
+			if err := writeCloudInit(vmi, root, secrets, configDriveSource(vol.CloudInitConfigDrive), configDriveFiles,
+				diskRel(vol.Name, layout.ConfigDriveISOFile), ConfigDriveLabel); err != nil {
 				return fmt.Errorf("volume %q: %w", vol.Name, err)
 			}
 		case vol.EmptyDisk != nil:
@@ -41,6 +45,20 @@ func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretRea
 		}
 	}
 	return nil
+}
+
+// writeCloudInit resolves a cloud-init volume and writes its ISO, laid out by files.
+func writeCloudInit(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader, src cloudInitSource,
+	layoutFiles func(CloudInitData) ([]isoFile, error), rel, label string) error {
+	data, err := cloudInitData(vmi, src, secrets)
+	if err != nil {
+		return err
+	}
+	files, err := layoutFiles(data)
+	if err != nil {
+		return err
+	}
+	return ensureISO(root, rel, label, files)
 }
 
 // ensureEmptyDisk creates a sparse raw image of at least size bytes, unless one exists.
@@ -85,29 +103,46 @@ func createOnce(root *os.Root, rel string, fill func(*os.File) error) error {
 type secretReader func(name string) (map[string][]byte, error)
 
 // podSecrets reads secrets through the pod's secret volumes, as the kubelet materialised them
-// under its pods directory: the handler needs no access to secrets in the API.
+// under its pods directory: the handler needs no access to secrets in the API. The volumes are
+// optional, so a missing secret reads as one without keys.
 func podSecrets(kubeletRoot string, pod *corev1.Pod) secretReader {
 	return func(name string) (map[string][]byte, error) {
 		for _, vol := range pod.Spec.Volumes {
 			if vol.Secret == nil || vol.Secret.SecretName != name {
 				continue
 			}
-			root, err := os.OpenRoot(secretVolumeDir(kubeletRoot, pod.UID, vol.Name))
-			if err != nil {
-				return nil, err
-			}
-			defer root.Close()
-			out := map[string][]byte{}
-			for _, key := range []string{"userdata", "userData", "networkdata", "networkData"} {
-				data, err := root.ReadFile(key)
-				if err == nil {
-					out[key] = data
-				} else if !os.IsNotExist(err) {
-					return nil, err
-				}
-			}
-			return out, nil
+			return readSecretVolume(secretVolumeDir(kubeletRoot, pod.UID, vol.Name))
 		}
 		return nil, invalidSpec("secret %q: the launcher pod mounts no volume of it", name)
 	}
+}
+
+// readSecretVolume reads every key of a secret volume. The kubelet's own entries (..data and
+// the timestamped directory it points to) start with "..". Reads go through an os.Root, so
+// the key links, which point into ..data, cannot lead out of the volume.
+func readSecretVolume(dir string) (map[string][]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	entries, err := fs.ReadDir(root.FS(), ".")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "..") {
+			continue
+		}
+		data, err := root.ReadFile(e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("secret volume key %s: %w", e.Name(), err)
+		}
+		out[e.Name()] = data
+	}
+	return out, nil
 }

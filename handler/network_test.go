@@ -18,7 +18,7 @@ import (
 // the domain only once the launcher serves the guest's DHCP.
 func TestSyncPlumbsThePodNetworkBeforeTheDomain(t *testing.T) {
 	vmi := newInstance()
-	f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.Qcow2DiskFile)
+	f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 	if err := os.Remove(f.private(layout.NetworkReadyRel)); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestSyncPlumbsThePodNetworkBeforeTheDomain(t *testing.T) {
 
 func TestSyncReportsAFailedPlumbing(t *testing.T) {
 	vmi := newInstance()
-	f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.Qcow2DiskFile)
+	f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 	_ = os.Remove(f.private(layout.NetworkReadyRel))
 	f.plumbErr = errors.New("process 4242 is not in pod's cgroup")
 

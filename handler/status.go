@@ -21,6 +21,7 @@ const (
 	ReasonSuspended          = "Suspended"
 	ReasonSyncFailed         = "SyncFailed"
 	ReasonStartFailed        = "StartFailed"
+	ReasonMissingSecret      = "MissingSecret"
 	// The launcher's libvirtd did not answer in time, or sent what libvirt never sends.
 	ReasonLauncherUnresponsive  = "LauncherUnresponsive"
 	ReasonLauncherProtocolError = "LauncherProtocolError"

@@ -20,10 +20,10 @@ import (
 
 const domName = "ns_web"
 
-// withDisk puts the containerDisk copy an init container would have made.
-func (f *fixture) withDisk(file string) *fixture {
+// withOverlay puts the overlay the containerDisk's holder sidecar would have written.
+func (f *fixture) withOverlay() *fixture {
 	f.t.Helper()
-	path := f.private(diskRel("root", file))
+	path := f.private(diskRel("root", layout.Qcow2DiskFile))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		f.t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func condition(vmi *v1.VirtualMachineInstance, t v1.VirtualMachineInstanceCondit
 
 func TestSyncDefinesAndStartsOnce(t *testing.T) {
 	vmi := newInstance()
-	f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.Qcow2DiskFile)
+	f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 
 	if got, want := f.sync(), []string{"update virtualmachineinstances/status"}; !slices.Equal(got, want) {
 		t.Fatalf("writes = %v, want %v", got, want)
@@ -116,7 +116,7 @@ func TestRestartAdoptsDomain(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			vmi := newInstance()
 			vmi.Status.Phase = tc.phase
-			f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
+			f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 			f.lv.set(domName, tc.state, tc.reason)
 			if w := f.sync(); len(w) != tc.wantWrites {
 				t.Errorf("writes = %v", w)
@@ -142,7 +142,7 @@ func TestInvalidSpecFails(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			vmi := newInstance()
 			mutate(vmi)
-			f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
+			f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 			f.sync()
 			got := f.stored()
 			if got.Status.Phase != v1.Failed || got.Status.Reason != ReasonInvalidSpec {
@@ -168,7 +168,7 @@ func TestInvalidSpecFails(t *testing.T) {
 
 func TestStartFailureIsRetried(t *testing.T) {
 	vmi := newInstance()
-	f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
+	f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 	f.lv.startErr = errors.New("qemu: could not open tap0")
 	if err := f.c.sync(context.Background(), "ns/web"); err == nil {
 		t.Fatal("sync succeeded despite the start failure")
@@ -191,7 +191,7 @@ func TestStartFailureIsRetried(t *testing.T) {
 
 func TestWaitsForSocket(t *testing.T) {
 	vmi := newInstance()
-	f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
+	f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 	f.notReady = true
 	if w := f.sync(); len(w) != 0 {
 		t.Errorf("writes = %v", w)
@@ -216,7 +216,7 @@ func TestLauncherFaultIsReportedAndGated(t *testing.T) {
 	for _, fault := range []error{errLauncherUnresponsive, errLauncherProtocol} {
 		t.Run(fault.Error(), func(t *testing.T) {
 			vmi := newInstance()
-			f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
+			f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 			f.sync()
 			f.observe()
 			f.lv.stateErr = fmt.Errorf("getting the domain state: %w", fault)
@@ -246,7 +246,7 @@ func TestLauncherFaultIsReportedAndGated(t *testing.T) {
 // A start that keeps failing fails the instance, with the reason, after maxStartAttempts.
 func TestAStartThatKeepsFailingFailsTheInstance(t *testing.T) {
 	vmi := newInstance()
-	f := newFixture(t, vmi, newPod(vmi)).withDisk(layout.RawDiskFile)
+	f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 	f.lv.startErr = errors.New("qemu: initrd is too large")
 	for attempt := 1; attempt < maxStartAttempts; attempt++ {
 		if err := f.c.sync(context.Background(), "ns/web"); err == nil {

@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -8,10 +9,21 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
-// consoleFollower copies the guest's serial log to the launcher's stdout as QEMU appends to
-// it, so `kubectl logs` shows the console. QEMU writes the file itself (the domain's serial
+// FollowConsole copies the guest's serial console log in privateDir to out until ctx ends,
+// then once more. It is the launcher pod's guest-console-log container (KubeVirt's name), so
+// `kubectl logs POD -c guest-console-log` shows the guest's console and nothing else, and the
+// compute container's log is the launcher's and libvirt's. That container is a sidecar the
+// kubelet stops after compute, so the shutdown's last lines, written just before QEMU exits,
+// are copied too.
+func FollowConsole(ctx context.Context, privateDir string, out io.Writer) {
+	<-followConsole(ConsoleLogPath(privateDir), layout.ConsoleLogMax, out, 100*time.Millisecond, ctx.Done())
+}
+
+// consoleFollower copies the guest's serial log to stdout as QEMU appends to it. QEMU writes the file itself (the domain's serial
 // <log file>), and creates it only when the domain starts, so the follower polls: a missing
 // file is normal. Polling rather than inotify keeps it simple and works on any emptyDir
 // medium; 100 ms is well below what a human notices.
@@ -39,7 +51,6 @@ func (c *consoleFollower) step() error {
 		if err != nil {
 			return err
 		}
-		klog.InfoS("guest console log appeared, copying it to stdout", "path", c.path)
 		c.f, c.off = f, 0
 	}
 	fi, err := c.f.Stat()

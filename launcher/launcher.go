@@ -111,13 +111,5 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		}
 	}
 
-	stopConsole := make(chan struct{})
-	consoleDone := followConsole(ConsoleLogPath(cfg.PrivateDir), layout.ConsoleLogMax, os.Stdout, 100*time.Millisecond, stopConsole)
-	defer func() {
-		// The last lines (the guest's shutdown) are written just before QEMU exits.
-		close(stopConsole)
-		<-consoleDone
-	}()
-
 	return watch(conn, watchConfig{Domain: domain, Grace: cfg.GracePeriod, StopWait: 10 * time.Second}, ctx.Done(), daemon.exited)
 }

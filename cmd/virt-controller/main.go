@@ -27,7 +27,7 @@ func main() {
 	opts := manager.Options{}
 	pflag.StringVar(&opts.LauncherImage, "launcher-image", "", "image of the virt-launcher pods (empty: the image of this pod's init container "+manager.LauncherImageContainer+")")
 	pflag.BoolVar(&opts.UseEmulation, "use-emulation", false, "run guests under QEMU's emulator (TCG): launcher pods request no /dev/kvm ("+layout.KVMResource+"), for nodes whose KVM is unusable (virt-handler needs --allow-emulation)")
-	containerDiskLimit := pflag.String("container-disk-limit", vmi.DefaultContainerDiskLimit.String(), "the most one containerDisk's copy may take in a launcher pod's emptyDir (its sizeLimit)")
+	containerDiskLimit := pflag.String("container-disk-limit", vmi.DefaultContainerDiskLimit.String(), "the most the guest's writes to one containerDisk (its overlay) may take in a launcher pod's emptyDir (part of its sizeLimit)")
 	pflag.IntVar(&opts.Workers, "workers", 10, "concurrent syncs per controller: each VM waits on a few API round trips")
 	qps := pflag.Float32("kube-api-qps", 500, "sustained requests per second to the API server (about 6 writes start a VM)")
 	burst := pflag.Int("kube-api-burst", 1000, "request burst to the API server")

@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/vmctl/vmctl/launcher"
+	"github.com/vmctl/vmctl/launcher/containerdisk"
 	"github.com/vmctl/vmctl/launcher/diskcopy"
 	"github.com/vmctl/vmctl/launcher/layout"
 )
@@ -94,15 +95,19 @@ func rootCommand() *cobra.Command {
 	f.DurationVar(&cfg.SocketTimeout, "socket-timeout", time.Minute, "how long libvirtd may take to open its socket")
 
 	root.AddCommand(&cobra.Command{
-		Use:   "copy-disk SRC DESTDIR",
-		Short: "Copy a containerDisk to DESTDIR/disk.qcow2 or DESTDIR/disk.raw (SRC: the image file, or a directory whose first regular file is taken)",
+		Use:   "hold-disk SRC DESTDIR",
+		Short: "Serve a containerDisk in place: write DESTDIR/disk.qcow2 over it and keep its file system reachable until SIGTERM (SRC: the image file, or a directory whose first regular file is taken)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			dest, err := diskcopy.Disk(args[0], args[1])
-			if err == nil {
-				klog.InfoS("copied disk", "from", args[0], "to", dest)
-			}
-			return err
+			return containerdisk.Hold(signalContext(), args[0], args[1])
+		},
+	}, &cobra.Command{
+		Use:   "guest-console-log",
+		Short: "Copy the guest's serial console to stdout until SIGTERM (the guest-console-log container)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			launcher.FollowConsole(signalContext(), cfg.PrivateDir, os.Stdout)
+			return nil
 		},
 	}, &cobra.Command{
 		Use:   "copy-file SRC DEST [SRC DEST]...",

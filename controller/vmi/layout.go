@@ -2,9 +2,11 @@ package vmi
 
 import (
 	"fmt"
+	"path"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -18,6 +20,8 @@ const (
 	toolsDir    = "/var/run/vmctl-tools"
 	toolsVolume = "tools"
 	toolsBinary = toolsDir + "/virt-launcher"
+	// secretsDir is where the compute container mounts the Secrets cloud-init reads.
+	secretsDir = "/var/run/kubevirt-secrets"
 )
 
 // podSecurityContext makes every container of the pod run as the launcher's unprivileged user
@@ -65,24 +69,23 @@ func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 		{Name: layout.PrivateVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: privateSizeLimit(vmi, cfg)}}},
 		{Name: toolsVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(toolsLimit.DeepCopy())}}},
 	}
-	secrets := map[string]bool{}
 	for _, vol := range vmi.Spec.Volumes {
 		if pvc := vol.PersistentVolumeClaim; pvc != nil {
 			volumes = append(volumes, corev1.Volume{Name: pvcVolume(vol.Name), VolumeSource: corev1.VolumeSource{
 				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: pvc.ClaimName, ReadOnly: pvc.ReadOnly}}})
 		}
-		if ci := vol.CloudInitNoCloud; ci != nil {
-			for _, ref := range []*corev1.LocalObjectReference{ci.UserDataSecretRef, ci.NetworkDataSecretRef} {
-				if ref != nil && ref.Name != "" && !secrets[ref.Name] {
-					secrets[ref.Name] = true
-					volumes = append(volumes, corev1.Volume{Name: fmt.Sprintf("secret-%d", len(secrets)),
-						VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: ref.Name}}})
-				}
-			}
-		}
+	}
+	// Optional: a missing secret must not hold the pod in ContainerCreating, where nobody
+	// says why; virt-handler finds no volume and fails the instance saying which secret.
+	for i, name := range v1.SecretsOf(&vmi.Spec) {
+		volumes = append(volumes, corev1.Volume{Name: secretVolume(i),
+			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name, Optional: ptr.To(true)}}})
 	}
 	return volumes
 }
+
+// secretVolume names the pod volume of the instance's i-th Secret (v1.SecretsOf).
+func secretVolume(i int) string { return fmt.Sprintf("secret-%d", i+1) }
 
 // pvcVolume names a PVC's pod volume apart from the pod's own volumes.
 func pvcVolume(volume string) string { return "pvc-" + volume }
@@ -95,6 +98,11 @@ func computeMounts(vmi *v1.VirtualMachineInstance) []corev1.VolumeMount {
 			mounts = append(mounts, corev1.VolumeMount{Name: pvcVolume(vol.Name), MountPath: layout.InPod(layout.DiskRel(vol.Name)), ReadOnly: pvc.ReadOnly})
 		}
 	}
+	// The kubelet sets up only the volumes a container mounts; virt-handler reads these
+	// through the kubelet's directory, the launcher never.
+	for i := range v1.SecretsOf(&vmi.Spec) {
+		mounts = append(mounts, corev1.VolumeMount{Name: secretVolume(i), MountPath: path.Join(secretsDir, secretVolume(i)), ReadOnly: true})
+	}
 	return mounts
 }
 
@@ -103,8 +111,11 @@ var (
 	toolsMount   = corev1.VolumeMount{Name: toolsVolume, MountPath: toolsDir, ReadOnly: true}
 )
 
-// initContainers copy what the guest boots from out of its images: the virt-launcher binary
-// first, then every containerDisk and the kernelBoot files, each from its own image.
+// initContainers prepare what the guest boots from its images: the virt-launcher binary first,
+// then the kernelBoot files (copied), then one sidecar per containerDisk serving the image in
+// place (launcher/containerdisk), and the guest-console-log sidecar. Sidecars (restartPolicy
+// Always) start before compute and are stopped after it, and do not hold the pod Running
+// once compute exits.
 func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Container {
 	containers := []corev1.Container{{
 		Name:            "tools",
@@ -113,18 +124,6 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 		VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
 		SecurityContext: containerSecurityContext(),
 	}}
-	for _, vol := range vmi.Spec.Volumes {
-		cd := vol.ContainerDisk
-		if cd == nil {
-			continue
-		}
-		src := cd.Path
-		if src == "" {
-			src = "/disk"
-		}
-		containers = append(containers, copier("volume-"+vol.Name, cd.Image, cd.ImagePullPolicy,
-			[]string{toolsBinary, "copy-disk", src, layout.InPod(layout.DiskRel(vol.Name))}))
-	}
 	if kb := kernelBoot(vmi); kb != nil {
 		args := []string{toolsBinary, "copy-file"}
 		if kb.KernelPath != "" {
@@ -135,7 +134,45 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 		}
 		containers = append(containers, copier("kernel-boot", kb.Image, kb.ImagePullPolicy, args))
 	}
-	return containers
+	for _, vol := range vmi.Spec.Volumes {
+		cd := vol.ContainerDisk
+		if cd == nil {
+			continue
+		}
+		src := cd.Path
+		if src == "" {
+			src = "/disk"
+		}
+		holder := copier("volume-"+vol.Name, cd.Image, cd.ImagePullPolicy,
+			[]string{toolsBinary, "hold-disk", src, layout.InPod(layout.DiskRel(vol.Name))})
+		containers = append(containers, sidecar(holder))
+	}
+	return append(containers, sidecar(corev1.Container{
+		Name:            GuestConsoleLogContainer,
+		Image:           cfg.LauncherImage,
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Command:         []string{"/usr/bin/virt-launcher", "guest-console-log"},
+		// Read-write: it truncates the log it copied (layout.ConsoleLogMax).
+		VolumeMounts:    []corev1.VolumeMount{privateMount},
+		SecurityContext: containerSecurityContext(),
+	}))
+}
+
+// GuestConsoleLogContainer shows the guest's serial console in `kubectl logs` (KubeVirt's name).
+const GuestConsoleLogContainer = "guest-console-log"
+
+// sidecarResources fit a process that only waits (a disk holder) or copies a file (the
+// console): the Go runtime's few MiB, with room.
+var sidecarResources = corev1.ResourceRequirements{
+	Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1m"), corev1.ResourceMemory: resource.MustParse("16Mi")},
+	Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("48Mi")},
+}
+
+// sidecar makes c a native sidecar: restarted if it exits, stopped after the main container.
+func sidecar(c corev1.Container) corev1.Container {
+	c.RestartPolicy = ptr.To(corev1.ContainerRestartPolicyAlways)
+	c.Resources = *sidecarResources.DeepCopy()
+	return c
 }
 
 func copier(name, image string, pull corev1.PullPolicy, command []string) corev1.Container {

@@ -31,7 +31,7 @@ type PodConfig struct {
 	// UseEmulation runs guests under QEMU's emulator (TCG): launcher pods request no
 	// /dev/kvm, so they fit nodes whose KVM is unusable (KubeVirt's useEmulation).
 	UseEmulation bool
-	// ContainerDiskLimit bounds one containerDisk's copy in the pod (zero: the default).
+	// ContainerDiskLimit bounds the writes to one containerDisk in the pod (zero: the default).
 	ContainerDiskLimit resource.Quantity
 }
 
@@ -71,11 +71,13 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 			Tolerations:                   append([]corev1.Toleration(nil), vmi.Spec.Tolerations...),
 			TerminationGracePeriodSeconds: ptr.To(grace + shutdownMargin),
 			Hostname:                      vmi.Spec.Hostname,
-			AutomountServiceAccountToken:  ptr.To(false),
-			ImagePullSecrets:              pullSecrets(vmi),
-			SecurityContext:               podSecurityContext(),
-			Volumes:                       podVolumes(vmi, cfg),
-			InitContainers:                initContainers(vmi, cfg),
+			// Every containerDisk's sidecar lends QEMU its image through /proc/<pid>/root.
+			ShareProcessNamespace:        ptr.To(true),
+			AutomountServiceAccountToken: ptr.To(false),
+			ImagePullSecrets:             pullSecrets(vmi),
+			SecurityContext:              podSecurityContext(),
+			Volumes:                      podVolumes(vmi, cfg),
+			InitContainers:               initContainers(vmi, cfg),
 			Containers: []corev1.Container{{
 				Name:            launcherContainer,
 				Image:           cfg.LauncherImage,

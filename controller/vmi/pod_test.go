@@ -79,7 +79,7 @@ func TestLauncherResources(t *testing.T) {
 	}
 }
 
-func TestLauncherPodCopiesBootFilesOutOfTheirImages(t *testing.T) {
+func TestLauncherPodTakesBootFilesFromTheirImages(t *testing.T) {
 	vmi := &v1.VirtualMachineInstance{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "uid-1"},
 		Spec: v1.VirtualMachineInstanceSpec{
@@ -95,10 +95,12 @@ func TestLauncherPodCopiesBootFilesOutOfTheirImages(t *testing.T) {
 	tests := []struct {
 		name, image string
 		command     []string
+		sidecar     bool
 	}{
-		{"tools", "launcher:1", []string{"cp", "/usr/bin/virt-launcher", toolsBinary}},
-		{"volume-root", "disk:1", []string{toolsBinary, "copy-disk", "/disk", "/var/run/kubevirt-private/vmi-disks/root"}},
-		{"kernel-boot", "guest:1", []string{toolsBinary, "copy-file", "/boot/vmlinuz", "/var/run/kubevirt-private/kernel-boot/kernel", "/boot/initrd.img", "/var/run/kubevirt-private/kernel-boot/initrd"}},
+		{"tools", "launcher:1", []string{"cp", "/usr/bin/virt-launcher", toolsBinary}, false},
+		{"kernel-boot", "guest:1", []string{toolsBinary, "copy-file", "/boot/vmlinuz", "/var/run/kubevirt-private/kernel-boot/kernel", "/boot/initrd.img", "/var/run/kubevirt-private/kernel-boot/initrd"}, false},
+		{"volume-root", "disk:1", []string{toolsBinary, "hold-disk", "/disk", "/var/run/kubevirt-private/vmi-disks/root"}, true},
+		{"guest-console-log", "launcher:1", []string{"/usr/bin/virt-launcher", "guest-console-log"}, true},
 	}
 	if len(pod.Spec.InitContainers) != len(tests) {
 		t.Fatalf("%d init containers, want %d", len(pod.Spec.InitContainers), len(tests))
@@ -108,6 +110,12 @@ func TestLauncherPodCopiesBootFilesOutOfTheirImages(t *testing.T) {
 		if c.Name != tt.name || c.Image != tt.image || !slices.Equal(c.Command, tt.command) {
 			t.Errorf("init container %d: %s %s %v, want %s %s %v", i, c.Name, c.Image, c.Command, tt.name, tt.image, tt.command)
 		}
+		if sidecar := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways; sidecar != tt.sidecar {
+			t.Errorf("init container %s: sidecar %v, want %v", c.Name, sidecar, tt.sidecar)
+		}
+	}
+	if !ptr.Deref(pod.Spec.ShareProcessNamespace, false) {
+		t.Error("the pod does not share its process namespace: QEMU cannot reach the containerDisk holder's files")
 	}
 	if len(pod.Spec.ImagePullSecrets) != 1 || pod.Spec.ImagePullSecrets[0].Name != "creds" {
 		t.Errorf("pull secrets %v, want creds once", pod.Spec.ImagePullSecrets)
@@ -146,5 +154,35 @@ func TestLauncherPodRequestsTheDevicesItsGuestUses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The kubelet sets up only the volumes some container mounts: a Secret cloud-init reads must
+// be mounted (optionally: a missing one fails the instance at the node, saying which).
+func TestLauncherPodMountsTheSecretsItsGuestReads(t *testing.T) {
+	ref := &corev1.LocalObjectReference{Name: "seed"}
+	vmi := &v1.VirtualMachineInstance{Spec: v1.VirtualMachineInstanceSpec{
+		Volumes: []v1.Volume{
+			{Name: "a", VolumeSource: v1.VolumeSource{CloudInitNoCloud: &v1.CloudInitNoCloudSource{UserDataSecretRef: ref, NetworkDataSecretRef: ref}}},
+			{Name: "b", VolumeSource: v1.VolumeSource{CloudInitConfigDrive: &v1.CloudInitConfigDriveSource{NetworkDataSecretRef: &corev1.LocalObjectReference{Name: "net"}}}},
+		},
+		AccessCredentials: []v1.AccessCredential{{SSHPublicKey: &v1.SSHPublicKeyAccessCredential{
+			Source: v1.SSHPublicKeyAccessCredentialSource{Secret: &v1.AccessCredentialSecretSource{SecretName: "keys"}}}}},
+	}}
+	pod := RenderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"})
+	var secrets []string
+	for _, vol := range pod.Spec.Volumes {
+		if s := vol.Secret; s != nil {
+			secrets = append(secrets, s.SecretName)
+			if !ptr.Deref(s.Optional, false) {
+				t.Errorf("secret volume %s is required: a missing secret would hold the pod in ContainerCreating", vol.Name)
+			}
+			if !slices.ContainsFunc(pod.Spec.Containers[0].VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == vol.Name && m.ReadOnly }) {
+				t.Errorf("secret volume %s is not mounted (read-only) in compute: the kubelet would not set it up", vol.Name)
+			}
+		}
+	}
+	if want := []string{"seed", "net", "keys"}; !slices.Equal(secrets, want) {
+		t.Errorf("secret volumes %v, want %v once each", secrets, want)
 	}
 }

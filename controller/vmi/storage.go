@@ -15,7 +15,7 @@ var (
 	// logs, the cloud-init ISO, the kernelBoot files and the console log, which the launcher
 	// caps (layout.ConsoleLogMax).
 	PrivateOverhead = resource.MustParse("256Mi")
-	// DefaultContainerDiskLimit is what one containerDisk's copy (and its qcow2 overlay) may
+	// DefaultContainerDiskLimit is what the guest's writes to one containerDisk (its qcow2 overlay) may
 	// take when virt-controller is not told otherwise (--container-disk-limit).
 	DefaultContainerDiskLimit = resource.MustParse("10Gi")
 	// toolsLimit holds the virt-launcher binary the tools init container copies.

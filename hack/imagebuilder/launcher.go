@@ -39,6 +39,8 @@ var launcherBaseMustHave = []string{
 	"usr/bin/virsh",
 	"usr/bin/tini",
 	"usr/sbin/ip",
+	strings.TrimPrefix(layout.OVMFCode, "/"),
+	strings.TrimPrefix(layout.OVMFSecureCode, "/"),
 }
 
 func init() {
@@ -76,11 +78,12 @@ func (b *Builder) launcherImage() (v1.Image, error) {
 	return withConfig(img, launcherConfig)
 }
 
-// launcherConfig runs virt-launcher under tini: as PID 1 it reaps exited qemu processes, so
-// domain teardown takes 0.2 s instead of ~2 s. It runs as the unprivileged pod user, and the
+// launcherConfig runs virt-launcher under tini, which forwards signals and reaps what the
+// launcher (itself a subreaper, for QEMU) does not; -s because the pod shares one process
+// namespace, whose PID 1 is the pause container. It runs as the unprivileged pod user, and the
 // environment names the session libvirtd, so `kubectl exec <pod> -- virsh list` reaches it.
 var launcherConfig = v1.Config{
-	Entrypoint: []string{"/usr/bin/tini", "--", "/usr/bin/virt-launcher"},
+	Entrypoint: []string{"/usr/bin/tini", "-s", "--", "/usr/bin/virt-launcher"},
 	User:       fmt.Sprintf("%d:%d", layout.LauncherUID, layout.LauncherGID),
 	Env:        append([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, layout.LibvirtEnv()...),
 }

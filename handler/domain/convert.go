@@ -48,6 +48,9 @@ func Convert(vmi *v1.VirtualMachineInstance, env Environment) (*libvirtxml.Domai
 		OnCrash:       "destroy",
 		Devices:       &libvirtxml.DomainDeviceList{},
 	}
+	if needsSMM(vmi.Spec.Domain.Firmware) {
+		d.Features.SMM = &libvirtxml.DomainFeatureSMM{State: "on"}
+	}
 	d.VCPU, d.CPU = c.cpu()
 	d.SysInfo = c.sysInfo(d.OS)
 	d.Devices.Controllers, d.Devices.Disks = c.disks()
@@ -145,6 +148,9 @@ func (c *converter) os() *libvirtxml.DomainOS {
 	}
 	os := &libvirtxml.DomainOS{Type: &libvirtxml.DomainOSType{Arch: "x86_64", Machine: machine, Type: "hvm"}}
 	fw := c.vmi.Spec.Domain.Firmware
+	if fw != nil && fw.Bootloader != nil {
+		c.bootloader(os, machine, fw.Bootloader)
+	}
 	if fw == nil || fw.KernelBoot == nil {
 		return os
 	}

@@ -149,13 +149,13 @@ func (c *converter) source(ref volumeRef, disk *libvirtxml.DomainDisk) bool {
 	p := specPath.Child("volumes").Index(ref.index)
 	src := &ref.vol.VolumeSource
 	kinds := 0
-	for _, set := range []bool{src.ContainerDisk != nil, src.CloudInitNoCloud != nil, src.EmptyDisk != nil, src.PersistentVolumeClaim != nil} {
+	for _, set := range []bool{src.ContainerDisk != nil, src.CloudInitNoCloud != nil, src.CloudInitConfigDrive != nil, src.EmptyDisk != nil, src.PersistentVolumeClaim != nil} {
 		if set {
 			kinds++
 		}
 	}
 	if kinds != 1 {
-		c.fail(field.Invalid(p, ref.vol.Name, fmt.Sprintf("must set exactly one supported volume source (containerDisk, cloudInitNoCloud, emptyDisk, persistentVolumeClaim), found %d", kinds)))
+		c.fail(field.Invalid(p, ref.vol.Name, fmt.Sprintf("must set exactly one supported volume source (containerDisk, cloudInitNoCloud, cloudInitConfigDrive, emptyDisk, persistentVolumeClaim), found %d", kinds)))
 		return false
 	}
 	host := c.env.Volumes[ref.vol.Name]

@@ -26,6 +26,9 @@ type Environment struct {
 	// KernelPath and InitrdPath are the kernelBoot files copied out of their image.
 	KernelPath string
 	InitrdPath string
+	// NVRAMPath is where an EFI guest's variable store lives in the pod (libvirt copies
+	// OVMF's template there on first start).
+	NVRAMPath string
 	// SerialSocketPath is where QEMU listens with serial port 0: virt-handler connects there
 	// for the console (one client at a time); empty gives a pty instead.
 	SerialSocketPath string

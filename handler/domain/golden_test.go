@@ -27,6 +27,7 @@ func launcherEnv(domainType string, vmi *v1.VirtualMachineInstance) Environment 
 		InitrdPath:       "/var/run/kubevirt-private/kernel-boot/initrd.img",
 		SerialLogPath:    "/var/run/kubevirt-private/serial0.log",
 		SerialSocketPath: "/var/run/kubevirt-private/virt-serial0",
+		NVRAMPath:        "/var/run/kubevirt-private/efivars.fd",
 		Interfaces:       map[string]Attachment{},
 	}
 	for _, vol := range vmi.Spec.Volumes {
@@ -98,6 +99,13 @@ func uuidMACVMI() *v1.VirtualMachineInstance {
 	return vmi
 }
 
+// firmwareVMI boots the containerDisk by the given bootloader.
+func firmwareVMI(b *v1.Bootloader) *v1.VirtualMachineInstance {
+	vmi := containerDiskVMI()
+	vmi.Spec.Domain.Firmware = &v1.Firmware{Bootloader: b}
+	return vmi
+}
+
 func TestGolden(t *testing.T) {
 	tap := func(env Environment) Environment {
 		env.Interfaces["default"] = Attachment{Mode: NetworkTap, TapDevice: "tap0"}
@@ -113,6 +121,9 @@ func TestGolden(t *testing.T) {
 		{"uuid-mac-tap", uuidMACVMI(), func(v *v1.VirtualMachineInstance) Environment { return tap(launcherEnv(TypeKVM, v)) }},
 		{"type-qemu", newVMI(), func(v *v1.VirtualMachineInstance) Environment { return launcherEnv(TypeQEMU, v) }},
 		{"type-kvm", newVMI(), func(v *v1.VirtualMachineInstance) Environment { return launcherEnv(TypeKVM, v) }},
+		{"bios-serial", firmwareVMI(&v1.Bootloader{BIOS: &v1.BIOS{UseSerial: ptr.To(true)}}), func(v *v1.VirtualMachineInstance) Environment { return launcherEnv(TypeQEMU, v) }},
+		{"efi", firmwareVMI(&v1.Bootloader{EFI: &v1.EFI{SecureBoot: ptr.To(false)}}), func(v *v1.VirtualMachineInstance) Environment { return launcherEnv(TypeQEMU, v) }},
+		{"efi-secureboot", firmwareVMI(&v1.Bootloader{EFI: &v1.EFI{}}), func(v *v1.VirtualMachineInstance) Environment { return launcherEnv(TypeQEMU, v) }},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			d, err := Convert(tc.vmi, tc.env(tc.vmi))

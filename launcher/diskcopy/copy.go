@@ -1,7 +1,7 @@
-// Package diskcopy copies disks and kernels out of container images into a launcher pod's
-// private directory. It runs as virt-launcher's copy-disk and copy-file subcommands in init
-// containers whose image is the user's (a containerDisk, a kernelBoot image), so it must need
-// nothing from that image: plain Go, no shell, no cp.
+// Package diskcopy copies a kernelBoot's kernel and initrd out of their container image into a
+// launcher pod's private directory. It runs as virt-launcher's copy-file subcommand in an init
+// container whose image is the user's, so it must need nothing from that image: plain Go, no
+// shell, no cp. (containerDisks are not copied: launcher/containerdisk serves them in place.)
 package diskcopy
 
 import (
@@ -11,75 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/vmctl/vmctl/launcher/layout"
 )
-
-// qcow2Magic starts every qcow2 image ("QFI\xfb").
-var qcow2Magic = []byte{'Q', 'F', 'I', 0xfb}
-
-// Disk copies a containerDisk to destDir/disk.qcow2 or destDir/disk.raw, by the file's
-// first bytes (libvirt does not probe formats, so the name tells the handler the format).
-// src is the image file, or a directory whose first regular file by name is taken (the
-// containerDisk convention: a single file under /disk). It returns the copy's path.
-func Disk(src, destDir string) (string, error) {
-	file, err := diskFile(src)
-	if err != nil {
-		return "", err
-	}
-	qcow2, err := isQcow2(file)
-	if err != nil {
-		return "", err
-	}
-	name := layout.RawDiskFile
-	if qcow2 {
-		name = layout.Qcow2DiskFile
-	}
-	dest := filepath.Join(destDir, name)
-	return dest, File(file, dest)
-}
-
-// diskFile resolves src to the disk image file.
-func diskFile(src string) (string, error) {
-	fi, err := os.Stat(src)
-	if err != nil {
-		return "", err
-	}
-	if fi.Mode().IsRegular() {
-		return src, nil
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is neither a regular file nor a directory", src)
-	}
-	entries, err := os.ReadDir(src) // sorted by name
-	if err != nil {
-		return "", err
-	}
-	for _, e := range entries {
-		p := filepath.Join(src, e.Name())
-		// Stat, not the entry's type: a symlink to the image counts.
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("no regular file in %s", src)
-}
-
-func isQcow2(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	head := make([]byte, len(qcow2Magic))
-	if _, err := io.ReadFull(f, head); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return false, nil // shorter than the magic: raw
-		}
-		return false, err
-	}
-	return bytes.Equal(head, qcow2Magic), nil
-}
 
 // File copies src to dest, creating dest's directory. It writes a temporary file next to
 // dest and renames it, so a restarted init container never leaves a half copy under the

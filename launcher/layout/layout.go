@@ -26,10 +26,16 @@ const (
 	disksRel        = "vmi-disks"
 
 	// File names in a volume's disk directory.
-	Qcow2DiskFile  = "disk.qcow2"
-	RawDiskFile    = "disk.raw"
-	NoCloudISOFile = "noCloud.iso"
-	PVCDiskFile    = "disk.img"
+	Qcow2DiskFile = "disk.qcow2" // a containerDisk's overlay (launcher/containerdisk)
+	RawDiskFile   = "disk.raw"   // an emptyDisk
+	// DiskErrorFile says why a containerDisk cannot be served, in place of its overlay.
+	DiskErrorFile = "error"
+	// The cloud-init data sources' disks (NoCloud: cidata; ConfigDrive: config-2).
+	NoCloudISOFile     = "noCloud.iso"
+	ConfigDriveISOFile = "configdrive.iso"
+	PVCDiskFile        = "disk.img"
+	// NVRAMRel is an EFI guest's variable store, made by libvirt from OVMF's template.
+	NVRAMRel = "efivars.fd" // in the directory itself, which the launcher's user may write
 
 	// NetworkReadyRel appears once the launcher serves DHCP on the bridge virt-handler made:
 	// the handler starts the domain only then, so the guest's first DHCP request is answered.
@@ -79,6 +85,17 @@ func LibvirtEnv() []string {
 		"LIBVIRT_DEFAULT_URI=" + LibvirtURI,
 	}
 }
+
+// OVMF, from Debian's ovmf package in the launcher image: EFI guests' firmware and the
+// template of their variable store. The secboot build enforces signatures (and needs SMM);
+// the .ms variables have Microsoft's keys enrolled, which Debian's and most distributions'
+// shim are signed with.
+const (
+	OVMFCode       = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+	OVMFVars       = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+	OVMFSecureCode = "/usr/share/OVMF/OVMF_CODE_4M.secboot.fd"
+	OVMFSecureVars = "/usr/share/OVMF/OVMF_VARS_4M.ms.fd"
+)
 
 // DiskRel is a volume's disk directory, relative to the private directory.
 func DiskRel(volume string) string { return path.Join(disksRel, volume) }

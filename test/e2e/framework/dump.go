@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,7 +30,7 @@ func (f *Framework) Dump(namespace string) {
 	f.dumpEvents(ctx, &b, namespace)
 	if err == nil {
 		for _, pod := range pods.Items {
-			for _, c := range pod.Spec.Containers {
+			for _, c := range append(slices.Clone(pod.Spec.InitContainers), pod.Spec.Containers...) {
 				f.dumpLog(ctx, &b, &pod, c.Name)
 			}
 		}

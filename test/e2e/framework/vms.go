@@ -142,11 +142,12 @@ func (f *Framework) RecordPrintableStatuses(name string) func() []v1.VirtualMach
 	}
 }
 
-// FollowConsole streams the launcher's log, which is the guest's serial console, from now on;
-// the returned func gives what arrived so far. It keeps reading while the pod terminates.
+// FollowConsole streams the launcher pod's guest-console-log container, the guest's serial
+// console, from now on; the returned func gives what arrived so far. It keeps reading while
+// the pod terminates.
 func (f *Framework) FollowConsole(pod *corev1.Pod) func() string {
 	f.t.Helper()
-	stream, err := f.Kube.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: "compute", Follow: true}).Stream(f.Context())
+	stream, err := f.Kube.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: GuestConsoleLog, Follow: true}).Stream(f.Context())
 	if err != nil {
 		f.t.Fatalf("logs of %s: %v", pod.Name, err)
 	}
@@ -171,6 +172,9 @@ func (f *Framework) FollowConsole(pod *corev1.Pod) func() string {
 		return out.String()
 	}
 }
+
+// GuestConsoleLog is the launcher pod's container whose log is the guest's serial console.
+const GuestConsoleLog = "guest-console-log"
 
 // WaitConsole waits until the console shows text.
 func (f *Framework) WaitConsole(console func() string, text string, timeout time.Duration) {
