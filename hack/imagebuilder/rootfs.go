@@ -16,7 +16,7 @@ import (
 // The launcher's base root filesystem takes debootstrap and an apt install (a minute or two),
 // so it is built once per machine and kept in the cache, under a key made of everything that
 // produced it: the script and the package list. Editing either makes a new base; the old one
-// stays in the cache until someone deletes it.
+// stays in the cache until someone deletes it. The shared debian-root.sh is part of it too.
 //
 // The Debian mirror is not part of the key. build-rootfs.sh takes it from $DEBIAN_MIRROR and
 // $DEBIAN_SECURITY_MIRROR, else from the machine's apt sources (debian-mirror.sh), and
@@ -27,13 +27,15 @@ const (
 	launcherImageDir  = "hack/images/launcher"
 	rootfsScript      = "build-rootfs.sh"
 	rootfsPackageList = "packages"
+	// debianRootLib has the steps the launcher base and the Debian guest share.
+	debianRootLib = "hack/images/debian-root.sh"
 )
 
 // launcherBaseLayer returns the cached base root filesystem as a layer, building it first when
 // this cache key has never been built on this machine.
 func (b *Builder) launcherBaseLayer() (v1.Layer, string, error) {
 	dir := filepath.Join(b.Root, launcherImageDir)
-	key, err := contentKey(filepath.Join(dir, rootfsScript), filepath.Join(dir, rootfsPackageList))
+	key, err := contentKey(filepath.Join(dir, rootfsScript), filepath.Join(dir, rootfsPackageList), filepath.Join(b.Root, debianRootLib))
 	if err != nil {
 		return nil, "", fmt.Errorf("launcher base cache key: %w", err)
 	}

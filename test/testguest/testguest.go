@@ -14,6 +14,8 @@ import (
 const (
 	Image  = "vmctl/testguest:devel"
 	Marker = "VMCTL-GUEST-READY"
+	// DiskImage is the same guest as a bootable raw disk (BIOS and UEFI) in a containerDisk.
+	DiskImage = "vmctl/testguest-disk:devel"
 )
 
 // Spec boots the test guest with the given memory on the pod network (masquerade).
@@ -30,4 +32,14 @@ func Spec(hostname string, memory resource.Quantity) v1.VirtualMachineInstanceSp
 		},
 		Networks: []v1.Network{{Name: "default", NetworkSource: v1.NetworkSource{Pod: &v1.PodNetwork{}}}},
 	}
+}
+
+// DiskSpec boots the test guest from its containerDisk by firmware (bootloader nil: BIOS,
+// QEMU's default), with the given memory on the pod network.
+func DiskSpec(memory resource.Quantity, bootloader *v1.Bootloader) v1.VirtualMachineInstanceSpec {
+	spec := Spec("", memory)
+	spec.Domain.Firmware = &v1.Firmware{Bootloader: bootloader}
+	spec.Domain.Devices.Disks = []v1.Disk{{Name: "root", BootOrder: ptr.To[uint](1)}}
+	spec.Volumes = []v1.Volume{{Name: "root", VolumeSource: v1.VolumeSource{ContainerDisk: &v1.ContainerDiskSource{Image: DiskImage}}}}
+	return spec
 }
