@@ -50,6 +50,7 @@ func (s *StreamServer) Serve(ctx context.Context, addr string) error {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc(handlerapi.ConsolePattern, s.console)
+	mux.HandleFunc(handlerapi.PortForwardPattern, s.portForward)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	go func() {
 		<-ctx.Done()

@@ -1,7 +1,8 @@
 // Package virtctl is the command line users drive virtual machines with, as KubeVirt's
-// virtctl: start, stop, restart, console, expose and version. Installed as kubectl-virt it is
-// also the kubectl plugin `kubectl virt ...`. Cluster access is kubectl's: $KUBECONFIG or
-// ~/.kube/config, and the same --kubeconfig, --context, --namespace, ... flags.
+// virtctl: start, stop, restart, console, expose, port-forward, ssh, scp and version.
+// Installed as kubectl-virt it is also the kubectl plugin `kubectl virt ...`. Cluster access
+// is kubectl's: $KUBECONFIG or ~/.kube/config, and the same --kubeconfig, --context,
+// --namespace, ... flags.
 package virtctl
 
 import (
@@ -33,6 +34,7 @@ func NewRootCommand() *cobra.Command {
 	root.AddCommand(
 		startCommand(cl), stopCommand(cl), restartCommand(cl),
 		consoleCommand(cl), exposeCommand(cl),
+		portForwardCommand(cl), sshCommand(cl), scpCommand(cl),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print virtctl's version",

@@ -32,31 +32,57 @@ const natTableName = "vmctl-masquerade"
 //	  chain prerouting  { type nat hook prerouting priority dstnat;
 //	    iifname "eth0" meta l4proto tcp dnat to 10.0.2.2
 //	    iifname "eth0" meta l4proto udp dnat to 10.0.2.2 }
+//	  chain output      { type nat hook output priority dstnat;
+//	    ip daddr 127.0.0.1 meta l4proto tcp dnat to 10.0.2.2
+//	    ip daddr 127.0.0.1 meta l4proto udp dnat to 10.0.2.2 }
 //	  chain postrouting { type nat hook postrouting priority srcnat;
-//	    ip saddr 10.0.2.0/24 oifname "eth0" masquerade }
+//	    ip saddr 10.0.2.0/24 oifname "eth0" masquerade
+//	    ip saddr 127.0.0.1 oifname "k6t-br0" snat to 10.0.2.1 }
 //	}
 //
 // Every TCP and UDP connection that reaches the pod IP goes to the guest: the launcher
 // listens on no pod port (only on its own bridge for DHCP), so nothing needs excluding.
 // Only a connection's first packet passes nat chains, so replies to the guest's own
 // outbound connections are not redirected.
+//
+// The output and second postrouting rules are for `kubectl port-forward` to the launcher pod:
+// the container runtime connects to 127.0.0.1:PORT inside the pod's namespace, which goes to
+// the guest too, with the gateway as its source so the guest can answer. A packet with a
+// loopback address may only cross the bridge with route_localnet (loopbackSysctl). Like
+// KubeVirt's masquerade binding; nothing in the launcher pod connects to 127.0.0.1.
 type nat struct {
 	PodInterface string
 	Guest        net.IP
 	Subnet       *net.IPNet
+	// Bridge and Gateway are the launcher's bridge and its address, the source that
+	// connections from the pod's loopback reach the guest with.
+	Bridge  string
+	Gateway net.IP
 }
+
+// loopbackSysctl lets packets with 127.0.0.1 as an address cross interfaces created after it
+// is set: the bridge, made after the sysctls (Setup), not the pod's eth0. The kernel drops
+// them otherwise, on the way out to the guest and when the guest's answer comes back.
+const loopbackSysctl = "net/ipv4/conf/default/route_localnet"
+
+// loopback is 127.0.0.1 as nf_tables compares it.
+var loopback = []byte{127, 0, 0, 1}
 
 // apply replaces the table's contents in one batch: a second run leaves the same rules.
 func (n nat) apply(c nftConn) error {
-	guest, subnet := n.Guest.To4(), n.Subnet.IP.To4()
-	if guest == nil || subnet == nil || len(n.Subnet.Mask) != net.IPv4len {
-		return fmt.Errorf("masquerade needs IPv4 addresses, got guest %s and subnet %s", n.Guest, n.Subnet)
+	guest, subnet, gateway := n.Guest.To4(), n.Subnet.IP.To4(), n.Gateway.To4()
+	if guest == nil || subnet == nil || gateway == nil || len(n.Subnet.Mask) != net.IPv4len {
+		return fmt.Errorf("masquerade needs IPv4 addresses, got guest %s, gateway %s and subnet %s", n.Guest, n.Gateway, n.Subnet)
 	}
 	t := c.AddTable(&nftables.Table{Name: natTableName, Family: nftables.TableFamilyIPv4})
 	c.FlushTable(t)
 	pre := c.AddChain(&nftables.Chain{
 		Name: "prerouting", Table: t, Type: nftables.ChainTypeNAT,
 		Hooknum: nftables.ChainHookPrerouting, Priority: nftables.ChainPriorityNATDest,
+	})
+	out := c.AddChain(&nftables.Chain{
+		Name: "output", Table: t, Type: nftables.ChainTypeNAT,
+		Hooknum: nftables.ChainHookOutput, Priority: nftables.ChainPriorityNATDest,
 	})
 	post := c.AddChain(&nftables.Chain{
 		Name: "postrouting", Table: t, Type: nftables.ChainTypeNAT,
@@ -71,6 +97,15 @@ func (n nat) apply(c nftConn) error {
 			&expr.Immediate{Register: 1, Data: []byte(guest)},
 			&expr.NAT{Type: expr.NATTypeDestNAT, Family: unix.NFPROTO_IPV4, RegAddrMin: 1},
 		}})
+		c.AddRule(&nftables.Rule{Table: t, Chain: out, Exprs: []expr.Any{
+			// ip daddr == 127.0.0.1: the destination address is 4 bytes at offset 16.
+			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 16, Len: 4},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: loopback},
+			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{proto}},
+			&expr.Immediate{Register: 1, Data: []byte(guest)},
+			&expr.NAT{Type: expr.NATTypeDestNAT, Family: unix.NFPROTO_IPV4, RegAddrMin: 1},
+		}})
 	}
 	c.AddRule(&nftables.Rule{Table: t, Chain: post, Exprs: []expr.Any{
 		// ip saddr & mask == subnet: the source address is 4 bytes at offset 12.
@@ -80,6 +115,14 @@ func (n nat) apply(c nftConn) error {
 		&expr.Meta{Key: expr.MetaKeyOIFNAME, Register: 1},
 		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: ifname(n.PodInterface)},
 		&expr.Masq{},
+	}})
+	c.AddRule(&nftables.Rule{Table: t, Chain: post, Exprs: []expr.Any{
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 12, Len: 4},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: loopback},
+		&expr.Meta{Key: expr.MetaKeyOIFNAME, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: ifname(n.Bridge)},
+		&expr.Immediate{Register: 1, Data: []byte(gateway)},
+		&expr.NAT{Type: expr.NATTypeSourceNAT, Family: unix.NFPROTO_IPV4, RegAddrMin: 1},
 	}})
 	if err := c.Flush(); err != nil {
 		return fmt.Errorf("nf_tables rules (needs CAP_NET_ADMIN): %w", err)

@@ -28,6 +28,7 @@ import (
 var sysctls = map[string]string{
 	"net/ipv4/ip_forward":                 "1",
 	"net/ipv4/ip_unprivileged_port_start": "67",
+	loopbackSysctl:                        "1",
 }
 
 // Setup plumbs the masquerade binding into the network namespace of process pid, which must
@@ -57,7 +58,7 @@ func Setup(pid int, podUID types.UID) error {
 		}
 		gateway := layout.Gateway()
 		subnet := &net.IPNet{IP: gateway.IP.Mask(gateway.Mask), Mask: gateway.Mask}
-		if err := (nat{PodInterface: "eth0", Guest: layout.GuestIP(), Subnet: subnet}).apply(conn); err != nil {
+		if err := (nat{PodInterface: "eth0", Guest: layout.GuestIP(), Subnet: subnet, Bridge: layout.BridgeName, Gateway: gateway.IP}).apply(conn); err != nil {
 			return err
 		}
 		l := links{Bridge: layout.BridgeName, Tap: layout.TapDevice, Gateway: gateway, TapOwner: layout.LauncherUID}

@@ -30,6 +30,9 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.h.ServeVM(w, r, info.Namespace, info.Name, subresources.Restart)
 	case "virtualmachineinstances/console":
 		rt.h.ServeConsole(w, r, info.Namespace, info.Name)
+	case "virtualmachineinstances/portforward", "virtualmachines/portforward":
+		// Parts is resource, name, portforward, then the port and the protocol.
+		rt.h.ServePortForward(w, r, info.Resource, info.Namespace, info.Name, info.Parts[3:])
 	default:
 		err := apierrors.NewNotFound(subresourceGR(info.Resource), info.Name)
 		http.Error(w, err.Error(), http.StatusNotFound)

@@ -67,9 +67,10 @@ func New(o *Options, h *subresources.Handler) (*genericapiserver.GenericAPIServe
 	cfg := genericapiserver.NewConfig(serializer.NewCodecFactory(scheme))
 	cfg.EffectiveVersion = utilcompatibility.DefaultBuildEffectiveVersion()
 	cfg.SkipOpenAPIInstallation = true
-	// A console session lasts as long as the user stays: exempt it from the request timeout
-	// (60 s) and the in-flight limits, as the kube-apiserver exempts exec and attach.
-	cfg.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(sets.NewString("watch"), sets.NewString("console"))
+	// A console or port-forward session lasts as long as the user stays: exempt it from the
+	// request timeout (60 s) and the in-flight limits, as the kube-apiserver exempts exec,
+	// attach and portforward.
+	cfg.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(sets.NewString("watch"), sets.NewString("console", "portforward"))
 	if err := o.SecureServing.ApplyTo(&cfg.SecureServing, &cfg.LoopbackClientConfig); err != nil {
 		return nil, fmt.Errorf("secure serving: %w", err)
 	}

@@ -16,10 +16,10 @@ func TestAggregatedDiscoveryNestsTheSubresources(t *testing.T) {
 		t.Fatalf("resources %+v", v.Resources)
 	}
 	vm, vmi := v.Resources[0], v.Resources[1]
-	if vm.Resource != "virtualmachines" || len(vm.Subresources) != 3 || vm.Subresources[0].Subresource != "start" || vm.Subresources[0].Verbs[0] != "update" {
+	if vm.Resource != "virtualmachines" || len(vm.Subresources) != 4 || vm.Subresources[0].Subresource != "start" || vm.Subresources[0].Verbs[0] != "update" {
 		t.Fatalf("virtualmachines %+v", vm)
 	}
-	if vmi.Resource != "virtualmachineinstances" || len(vmi.Subresources) != 1 || vmi.Subresources[0].Subresource != "console" || vmi.Subresources[0].Verbs[0] != "get" {
+	if vmi.Resource != "virtualmachineinstances" || len(vmi.Subresources) != 2 || vmi.Subresources[0].Subresource != "console" || vmi.Subresources[0].Verbs[0] != "get" {
 		t.Fatalf("virtualmachineinstances %+v", vmi)
 	}
 }

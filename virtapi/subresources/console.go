@@ -50,7 +50,7 @@ func (h *Handler) ServeConsole(w http.ResponseWriter, r *http.Request, namespace
 		writeStatus(w, apierrors.NewConflict(vmiResource, name, fmt.Errorf("the instance is %q, not Scheduled or Running", p)))
 		return
 	}
-	upstream, err := h.dialHandler(r, vmi)
+	upstream, err := h.dialHandler(r, vmi, handlerapi.ConsolePath(vmi.Namespace, vmi.Name), handlerapi.ConsoleProtocol, 90*time.Second)
 	if err != nil {
 		writeStatus(w, err)
 		return
@@ -71,8 +71,9 @@ func (h *Handler) ServeConsole(w http.ResponseWriter, r *http.Request, namespace
 	_ = client.Close(msg)
 }
 
-// dialHandler opens the console stream on the virt-handler of vmi's node, over mutual TLS.
-func (h *Handler) dialHandler(r *http.Request, vmi *v1.VirtualMachineInstance) (*websocket.Conn, error) {
+// dialHandler opens a stream (path, protocol) on the virt-handler of vmi's node, over mutual
+// TLS; handshake bounds the handler's answer (the console waits for the guest's serial port).
+func (h *Handler) dialHandler(r *http.Request, vmi *v1.VirtualMachineInstance, path, protocol string, handshake time.Duration) (*websocket.Conn, error) {
 	ip, err := h.handlerIP(r, vmi.Status.NodeName)
 	if err != nil {
 		return nil, err
@@ -85,8 +86,8 @@ func (h *Handler) dialHandler(r *http.Request, vmi *v1.VirtualMachineInstance) (
 	if err != nil {
 		return nil, apierrors.NewServiceUnavailable(err.Error())
 	}
-	dialer := websocket.Dialer{TLSClientConfig: tlsConfig, Subprotocols: []string{handlerapi.ConsoleProtocol}, HandshakeTimeout: 90 * time.Second}
-	u := url.URL{Scheme: "wss", Host: net.JoinHostPort(ip, strconv.Itoa(h.handlerPort())), Path: handlerapi.ConsolePath(vmi.Namespace, vmi.Name)}
+	dialer := websocket.Dialer{TLSClientConfig: tlsConfig, Subprotocols: []string{protocol}, HandshakeTimeout: handshake}
+	u := url.URL{Scheme: "wss", Host: net.JoinHostPort(ip, strconv.Itoa(h.handlerPort())), Path: path}
 	conn, resp, err := dialer.DialContext(r.Context(), u.String(), nil)
 	if err != nil {
 		return nil, handlerError(resp, err)

@@ -28,9 +28,9 @@ var (
 	virtctlErr  error
 )
 
-// virtctl builds cmd/virtctl once per test binary, so the tests run the code under test
+// VirtctlBinary builds cmd/virtctl once per test binary, so the tests run the code under test
 // whether or not `make build` ran.
-func virtctl() (string, error) {
+func VirtctlBinary() (string, error) {
 	virtctlOnce.Do(func() {
 		root, err := apiserver.RepoRoot()
 		if err != nil {
@@ -62,12 +62,31 @@ func (f *Framework) Virtctl(args ...string) (string, error) {
 // VirtctlAs runs virtctl with another kubeconfig (a user made by UserKubeconfig).
 func (f *Framework) VirtctlAs(kubeconfig string, args ...string) (string, error) {
 	f.t.Helper()
-	bin, err := virtctl()
+	out, err := f.virtctlCommand(kubeconfig, args...).CombinedOutput()
+	return string(out), err
+}
+
+// virtctlCommand is virtctl with kubeconfig in the test's namespace.
+func (f *Framework) virtctlCommand(kubeconfig string, args ...string) *exec.Cmd {
+	f.t.Helper()
+	bin, err := VirtctlBinary()
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	cmd := exec.CommandContext(f.Context(), bin, append([]string{"--kubeconfig", kubeconfig, "-n", f.Namespace}, args...)...)
-	out, err := cmd.CombinedOutput()
+	return exec.CommandContext(f.Context(), bin, append([]string{"--kubeconfig", kubeconfig, "-n", f.Namespace}, args...)...)
+}
+
+// VirtctlStdout runs virtctl as the cluster admin and returns what it printed on stdout (a
+// remote command's output, say), with stderr in the error when it fails.
+func (f *Framework) VirtctlStdout(args ...string) (string, error) {
+	f.t.Helper()
+	var stderr strings.Builder
+	cmd := f.virtctlCommand(f.Kubeconfig, args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		err = fmt.Errorf("virtctl %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+	}
 	return string(out), err
 }
 
@@ -109,7 +128,7 @@ func (c *Console) Close() error {
 // StartConsole runs `virtctl console NAME` in the background.
 func (f *Framework) StartConsole(name string) *Console {
 	f.t.Helper()
-	bin, err := virtctl()
+	bin, err := VirtctlBinary()
 	if err != nil {
 		f.t.Fatal(err)
 	}
