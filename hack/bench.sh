@@ -2,11 +2,12 @@
 # make bench: the project's performance next to its floors, on the local cluster.
 #   (a) BENCH_VMS VMs created BENCH_INTERVAL apart on the real node, and as many plain launcher
 #       pods (the floor); (b) a vmctl Deployment of BENCH_VMCTL replicas (test/bench/guests);
-#   (c) BENCH_KWOK_VMS VMs on BENCH_KWOK_NODES kwok nodes next to a Deployment as large
+#   (c) BENCH_DISK_RUNS boots of a 24 MiB and a 2 GiB containerDisk (test/bench/disks);
+#   (d) BENCH_KWOK_VMS VMs on BENCH_KWOK_NODES kwok nodes next to a Deployment as large
 #       (test/bench/controller).
 # The cluster runs with the API server's audit log (AUDIT=1), which counts every component's
-# writes. Results: _out/bench/bench.md and bench.json. BENCH_VMS=0 or BENCH_KWOK_VMS=0 skips
-# a part; BENCH_DOWN=1 takes the cluster down after.
+# writes. Results: _out/bench/bench.md and bench.json. BENCH_VMS=0, BENCH_DISK_RUNS=0 or BENCH_KWOK_VMS=0
+# skips a part; BENCH_DOWN=1 takes the cluster down after.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -34,6 +35,11 @@ if [ "$vms" -gt 0 ]; then
   go run ./test/bench/guests --vms "$vms" --interval "${BENCH_INTERVAL:-100ms}" \
     --vmctl-replicas "${BENCH_VMCTL:-$vms}" --guest-memory "${BENCH_GUEST_MEMORY:-80Mi}" --out "$out"
   parts+=(guests)
+fi
+disk_runs=${BENCH_DISK_RUNS:-3}
+if [ "$disk_runs" -gt 0 ]; then
+  go run ./test/bench/disks --runs "$disk_runs" --out "$out"
+  parts+=(disks)
 fi
 kwok_vms=${BENCH_KWOK_VMS:-1000}
 if [ "$kwok_vms" -gt 0 ]; then

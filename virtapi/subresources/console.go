@@ -50,7 +50,14 @@ func (h *Handler) ServeConsole(w http.ResponseWriter, r *http.Request, namespace
 		writeStatus(w, apierrors.NewConflict(vmiResource, name, fmt.Errorf("the instance is %q, not Scheduled or Running", p)))
 		return
 	}
-	upstream, err := h.dialHandler(r, vmi, handlerapi.ConsolePath(vmi.Namespace, vmi.Name), handlerapi.ConsoleProtocol, 90*time.Second)
+	h.relay(w, r, vmi, handlerapi.ConsolePath(vmi.Namespace, vmi.Name), handlerapi.ConsoleProtocol, 90*time.Second, "console")
+}
+
+// relay opens the stream (path, protocol) on the virt-handler of vmi's node, upgrades the
+// client's request and splices the two until either ends; what names the stream in logs and in
+// the close message.
+func (h *Handler) relay(w http.ResponseWriter, r *http.Request, vmi *v1.VirtualMachineInstance, path, protocol string, handshake time.Duration, what string) {
+	upstream, err := h.dialHandler(r, vmi, path, protocol, handshake)
 	if err != nil {
 		writeStatus(w, err)
 		return
@@ -61,12 +68,12 @@ func (h *Handler) ServeConsole(w http.ResponseWriter, r *http.Request, namespace
 		return // the upgrader has answered already
 	}
 	client := &handlerapi.WebsocketStream{Conn: conn}
-	klog.InfoS("console attached", "vmi", klog.KObj(vmi), "node", vmi.Status.NodeName)
+	klog.InfoS(what+" attached", "vmi", klog.KObj(vmi), "node", vmi.Status.NodeName)
 	err = handlerapi.Splice(client, &handlerapi.WebsocketStream{Conn: upstream})
-	msg := "console closed"
+	msg := what + " closed"
 	if err != nil {
-		msg = "console: " + err.Error()
-		klog.InfoS("console ended", "vmi", klog.KObj(vmi), "err", err)
+		msg = what + ": " + err.Error()
+		klog.InfoS(what+" ended", "vmi", klog.KObj(vmi), "err", err)
 	}
 	_ = client.Close(msg)
 }

@@ -8,7 +8,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/pkg/handlerapi"
@@ -35,24 +34,7 @@ func (h *Handler) ServePortForward(w http.ResponseWriter, r *http.Request, resou
 		return
 	}
 	// The guest's port answers or refuses at once; the handler's own dial is bounded too.
-	upstream, err := h.dialHandler(r, vmi, handlerapi.PortForwardPath(vmi.Namespace, vmi.Name, target), handlerapi.PortForwardProtocol, 30*time.Second)
-	if err != nil {
-		writeStatus(w, err)
-		return
-	}
-	defer upstream.Close()
-	conn, err := upgrader.Upgrade(w, r, nil)
-	if err != nil {
-		return // the upgrader has answered already
-	}
-	client := &handlerapi.WebsocketStream{Conn: conn}
-	klog.V(2).InfoS("port-forward opened", "vmi", klog.KObj(vmi), "port", target.Port, "protocol", target.Protocol)
-	err = handlerapi.Splice(client, &handlerapi.WebsocketStream{Conn: upstream})
-	msg := "port-forward closed"
-	if err != nil {
-		msg = "port-forward: " + err.Error()
-	}
-	_ = client.Close(msg)
+	h.relay(w, r, vmi, handlerapi.PortForwardPath(vmi.Namespace, vmi.Name, target), handlerapi.PortForwardProtocol, 30*time.Second, "port-forward")
 }
 
 // portForwardInstance is the instance a request is about: the named one, or the VM's (same

@@ -1,0 +1,96 @@
+package framework
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/vmctl/vmctl/launcher/layout"
+	"github.com/vmctl/vmctl/test/apiserver"
+	"github.com/vmctl/vmctl/test/containerdisk"
+)
+
+// DiskPVC makes a claim whose disk.img is the raw form of the disk in a containerDisk image
+// tarball of _out/images (target: its name there, e.g. "debian-guest"): what a user gets by
+// importing a cloud image into a PVC (CDI does it in KubeVirt). The claim is bound to a
+// hostPath volume of this node (the local cluster has no provisioner), owned by the launcher's
+// user as KubeVirt requires of volumes without ownership management.
+func (f *Framework) DiskPVC(name, target string) *corev1.PersistentVolumeClaim {
+	f.t.Helper()
+	root, err := apiserver.RepoRoot()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	dir := filepath.Join(os.TempDir(), "vmctl-e2e-pv", f.Namespace+"-"+name)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	qcow2 := filepath.Join(dir, "image.qcow2")
+	if err := extractDisk(filepath.Join(root, "_out", "images", target+".tar"), qcow2); err != nil {
+		f.t.Fatal(err)
+	}
+	img := filepath.Join(dir, layout.PVCDiskFile)
+	if out, err := exec.Command("qemu-img", "convert", "-O", "raw", qcow2, img).CombinedOutput(); err != nil {
+		f.t.Fatalf("qemu-img convert: %v\n%s", err, out)
+	}
+	_ = os.Remove(qcow2)
+	for _, p := range []string{dir, img} {
+		if err := os.Chown(p, layout.LauncherUID, layout.LauncherGID); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	fi, err := os.Stat(img)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	size := resource.NewQuantity(fi.Size(), resource.BinarySI)
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-" + name},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: *size},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}},
+			ClaimRef:                      &corev1.ObjectReference{Namespace: f.Namespace, Name: name},
+		},
+	}
+	if _, err := f.Kube.CoreV1().PersistentVolumes().Create(f.Context(), pv, metav1.CreateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = f.Kube.CoreV1().PersistentVolumes().Delete(f.Context(), pv.Name, metav1.DeleteOptions{}) })
+	pvc := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: new(string),
+			VolumeName:       pv.Name,
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: *size}},
+		},
+	}
+	f.CreateObjects(pvc)
+	return pvc
+}
+
+// extractDisk writes the disk of a containerDisk image tarball to dest.
+func extractDisk(imageTar, dest string) error {
+	rc, _, err := containerdisk.Open(imageTar)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	out, err := os.Create(dest)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, rc); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
