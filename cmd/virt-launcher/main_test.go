@@ -25,9 +25,9 @@ func TestCopyCommands(t *testing.T) {
 			want: map[string]string{"kernel-boot/kernel": "vmlinuz", "kernel-boot/initrd": "initrd.img"}},
 		{name: "copy-file odd arguments", args: []string{"copy-file", kernel, out + "/k", initrd}, wantErr: true},
 		{name: "copy-file nothing", args: []string{"copy-file"}, wantErr: true},
-		{name: "copy-disk", args: []string{"copy-disk", tmp, out + "/vmi-disks/disk0"},
-			want: map[string]string{"vmi-disks/disk0/disk.raw": "initrd.img"}}, // first file by name
-		{name: "copy-disk one argument", args: []string{"copy-disk", kernel}, wantErr: true},
+		// hold-disk serves until SIGTERM: launcher/containerdisk tests what it does.
+		{name: "hold-disk one argument", args: []string{"hold-disk", kernel}, wantErr: true},
+		{name: "guest-console-log takes no arguments", args: []string{"guest-console-log", kernel}, wantErr: true},
 		{name: "run takes no arguments", args: []string{"extra"}, wantErr: true},
 	}
 	for _, tc := range tests {
