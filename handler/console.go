@@ -19,13 +19,14 @@ import (
 // as the instance is scheduled, to watch it boot.
 const consoleWait = time.Minute
 
-// consoleError is a refusal with the HTTP status virt-api passes on to the user.
-type consoleError struct {
+// streamError is a refusal of a stream (console, port-forward) with the HTTP status virt-api
+// passes on to the user.
+type streamError struct {
 	status int
 	msg    string
 }
 
-func (e *consoleError) Error() string { return e.msg }
+func (e *streamError) Error() string { return e.msg }
 
 // waitConsole dials the guest's serial port (dialConsole) every half second, from half a
 // second on, until it listens or consoleWait has passed: the caller's first dial found it not
@@ -45,19 +46,25 @@ func (c *Controller) waitConsole(ctx context.Context, namespace, name string) (n
 	}
 }
 
+// localInstance is namespace/name when it runs on this node, else a 404 for virt-api.
+func (c *Controller) localInstance(namespace, name string) (*v1.VirtualMachineInstance, error) {
+	vmi, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
+	if apierrors.IsNotFound(err) || err == nil && vmi.Status.NodeName != c.opts.NodeName {
+		return nil, &streamError{http.StatusNotFound, fmt.Sprintf("no instance %s/%s on node %s", namespace, name, c.opts.NodeName)}
+	}
+	return vmi, err
+}
+
 // dialConsole connects to the serial port of namespace/name's guest. Only an instance of this
 // node, through its own launcher pod: the one virt-controller created for it and recorded in
 // status.activePods (launcherPod), never a pod that merely carries its labels.
 func (c *Controller) dialConsole(namespace, name string) (net.Conn, error) {
-	vmi, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
-	if apierrors.IsNotFound(err) || err == nil && vmi.Status.NodeName != c.opts.NodeName {
-		return nil, &consoleError{http.StatusNotFound, fmt.Sprintf("no instance %s/%s on node %s", namespace, name, c.opts.NodeName)}
-	}
+	vmi, err := c.localInstance(namespace, name)
 	if err != nil {
 		return nil, err
 	}
 	if p := vmi.Status.Phase; p != v1.Scheduled && p != v1.Running {
-		return nil, &consoleError{http.StatusConflict, fmt.Sprintf("the instance is %q, not Scheduled or Running", p)}
+		return nil, &streamError{http.StatusConflict, fmt.Sprintf("the instance is %q, not Scheduled or Running", p)}
 	}
 	pod, err := c.launcherPod(vmi)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
@@ -36,7 +35,7 @@ func (s *StreamServer) portForward(w http.ResponseWriter, r *http.Request) {
 	guest, err := s.Controller.dialGuest(r.Context(), namespace, name, target)
 	if err != nil {
 		status := http.StatusServiceUnavailable
-		var refused *consoleError
+		var refused *streamError
 		if errors.As(err, &refused) {
 			status = refused.status
 		}
@@ -64,25 +63,22 @@ func (s *StreamServer) portForward(w http.ResponseWriter, r *http.Request) {
 // runs with a pod interface, through its own launcher pod (launcherPod): the namespace is the
 // one of the process behind the pod's libvirt socket, which podnet checks is in the pod.
 func (c *Controller) dialGuest(ctx context.Context, namespace, name string, target handlerapi.PortForward) (net.Conn, error) {
-	vmi, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
-	if apierrors.IsNotFound(err) || err == nil && vmi.Status.NodeName != c.opts.NodeName {
-		return nil, &consoleError{http.StatusNotFound, fmt.Sprintf("no instance %s/%s on node %s", namespace, name, c.opts.NodeName)}
-	}
+	vmi, err := c.localInstance(namespace, name)
 	if err != nil {
 		return nil, err
 	}
 	if p := vmi.Status.Phase; p != v1.Running {
-		return nil, &consoleError{http.StatusConflict, fmt.Sprintf("the instance is %q, not Running", p)}
+		return nil, &streamError{http.StatusConflict, fmt.Sprintf("the instance is %q, not Running", p)}
 	}
 	if !vmi.Spec.HasPodInterface() {
-		return nil, &consoleError{http.StatusConflict, "the instance has no pod network interface"}
+		return nil, &streamError{http.StatusConflict, "the instance has no pod network interface"}
 	}
 	pod, err := c.launcherPod(vmi)
 	if err != nil {
 		return nil, err
 	}
 	if pod == nil || pod.Status.Phase != corev1.PodRunning || pod.DeletionTimestamp != nil {
-		return nil, &consoleError{http.StatusConflict, "the instance's launcher pod is not running"}
+		return nil, &streamError{http.StatusConflict, "the instance's launcher pod is not running"}
 	}
 	pid, err := c.launcherPID(pod.UID)
 	if err != nil {
@@ -90,7 +86,7 @@ func (c *Controller) dialGuest(ctx context.Context, namespace, name string, targ
 	}
 	conn, err := dialGuestIn(ctx, pid, pod.UID, target.Protocol, target.Port)
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		return nil, &consoleError{http.StatusBadGateway, fmt.Sprintf("the guest refused the connection to %s port %d", target.Protocol, target.Port)}
+		return nil, &streamError{http.StatusBadGateway, fmt.Sprintf("the guest refused the connection to %s port %d", target.Protocol, target.Port)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the guest's %s port %d: %w", target.Protocol, target.Port, err)

@@ -118,7 +118,7 @@ func TestDialGuestRefusals(t *testing.T) {
 				lookup = tc.lookup
 			}
 			_, err := f.c.dialGuest(context.Background(), "ns", lookup, target)
-			var refused *consoleError
+			var refused *streamError
 			if !errors.As(err, &refused) || refused.status != tc.status {
 				t.Fatalf("err %v, want status %d", err, tc.status)
 			}
@@ -135,7 +135,7 @@ func TestDialGuestRefusedPortIsBadGateway(t *testing.T) {
 	listenLibvirt(t, f)
 	stubGuest(t, &fakeGuest{err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}})
 	_, err := f.c.dialGuest(context.Background(), "ns", "web", handlerapi.PortForward{Port: 8080, Protocol: handlerapi.TCP})
-	var refused *consoleError
+	var refused *streamError
 	if !errors.As(err, &refused) || refused.status != http.StatusBadGateway || !strings.Contains(err.Error(), "8080") {
 		t.Fatalf("err %v, want a 502 naming the port", err)
 	}
