@@ -21,9 +21,8 @@ type cloudInitSource struct {
 	userData, userDataBase64          string
 	networkData, networkDataBase64    string
 	userDataSecret, networkDataSecret string
-	publicKeys                        func(*v1.SSHPublicKeyAccessCredentialPropagationMethod) bool
-	userDataKeys, networkDataKeys     []string
-	metaDataJSON                      bool
+	// publicKeys says whether keys propagated so go through this kind of volume.
+	publicKeys func(*v1.SSHPublicKeyAccessCredentialPropagationMethod) bool
 }
 
 func noCloudSource(s *v1.CloudInitNoCloudSource) cloudInitSource {
@@ -38,8 +37,7 @@ func configDriveSource(s *v1.CloudInitConfigDriveSource) cloudInitSource {
 	return cloudInitSource{kind: "cloudInitConfigDrive",
 		userData: s.UserData, userDataBase64: s.UserDataBase64, userDataSecret: refName(s.UserDataSecretRef),
 		networkData: s.NetworkData, networkDataBase64: s.NetworkDataBase64, networkDataSecret: refName(s.NetworkDataSecretRef),
-		publicKeys:   func(m *v1.SSHPublicKeyAccessCredentialPropagationMethod) bool { return m.ConfigDrive != nil },
-		metaDataJSON: true,
+		publicKeys: func(m *v1.SSHPublicKeyAccessCredentialPropagationMethod) bool { return m.ConfigDrive != nil },
 	}
 }
 

@@ -132,7 +132,7 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 		if kb.InitrdPath != "" {
 			args = append(args, kb.InitrdPath, layout.InPod(layout.InitrdRel))
 		}
-		containers = append(containers, copier("kernel-boot", kb.Image, kb.ImagePullPolicy, args))
+		containers = append(containers, imageContainer("kernel-boot", kb.Image, kb.ImagePullPolicy, args))
 	}
 	for _, vol := range vmi.Spec.Volumes {
 		cd := vol.ContainerDisk
@@ -143,7 +143,7 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 		if src == "" {
 			src = "/disk"
 		}
-		holder := copier("volume-"+vol.Name, cd.Image, cd.ImagePullPolicy,
+		holder := imageContainer("volume-"+vol.Name, cd.Image, cd.ImagePullPolicy,
 			[]string{toolsBinary, "hold-disk", src, layout.InPod(layout.DiskRel(vol.Name))})
 		containers = append(containers, sidecar(holder))
 	}
@@ -175,7 +175,9 @@ func sidecar(c corev1.Container) corev1.Container {
 	return c
 }
 
-func copier(name, image string, pull corev1.PullPolicy, command []string) corev1.Container {
+// imageContainer runs the virt-launcher binary the tools container copied in a container of
+// the user's image (a kernelBoot image, a containerDisk), which may have nothing else to run.
+func imageContainer(name, image string, pull corev1.PullPolicy, command []string) corev1.Container {
 	if pull == "" {
 		pull = corev1.PullIfNotPresent
 	}
