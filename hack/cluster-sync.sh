@@ -27,7 +27,11 @@ patches:
       path: /spec/template/spec/volumes/0/hostPath/path
       value: $root/_cluster/kubelet/pods
 EOF
-"$kubectl" apply -k "$overlay"
+# Server-side: the CRDs are larger than the 256 KiB a client-side apply can keep in its
+# last-applied annotation. CRDs first: the starter instance types need theirs established.
+"$kubectl" apply --server-side --force-conflicts -k crds
+"$kubectl" wait --for condition=established --timeout=60s crd --all
+"$kubectl" apply --server-side --force-conflicts -k "$overlay"
 if [ ${#existed[@]} -gt 0 ]; then
   "$kubectl" -n $ns rollout restart "${existed[@]}"
 fi

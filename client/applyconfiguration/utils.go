@@ -13,7 +13,9 @@ You may obtain a copy of the License at
 package applyconfiguration
 
 import (
+	v1beta1 "github.com/vmctl/vmctl/api/instancetype/v1beta1"
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	instancetypev1beta1 "github.com/vmctl/vmctl/client/applyconfiguration/instancetype/v1beta1"
 	internal "github.com/vmctl/vmctl/client/applyconfiguration/internal"
 	kubevirtv1 "github.com/vmctl/vmctl/client/applyconfiguration/kubevirt/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -25,43 +27,175 @@ import (
 // apply configuration type exists for the given GroupVersionKind.
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
-	// Group=kubevirt.io, Version=v1
+	// Group=instancetype.kubevirt.io, Version=v1beta1
+	case v1beta1.SchemeGroupVersion.WithKind("ClockPreferences"):
+		return &instancetypev1beta1.ClockPreferencesApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("CPUInstancetype"):
+		return &instancetypev1beta1.CPUInstancetypeApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("CPUPreferenceRequirement"):
+		return &instancetypev1beta1.CPUPreferenceRequirementApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("CPUPreferences"):
+		return &instancetypev1beta1.CPUPreferencesApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("DevicePreferences"):
+		return &instancetypev1beta1.DevicePreferencesApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("FeaturePreferences"):
+		return &instancetypev1beta1.FeaturePreferencesApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("FirmwarePreferences"):
+		return &instancetypev1beta1.FirmwarePreferencesApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("MachinePreferences"):
+		return &instancetypev1beta1.MachinePreferencesApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("MemoryInstancetype"):
+		return &instancetypev1beta1.MemoryInstancetypeApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("MemoryPreferenceRequirement"):
+		return &instancetypev1beta1.MemoryPreferenceRequirementApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("PreferenceRequirements"):
+		return &instancetypev1beta1.PreferenceRequirementsApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("SpreadOptions"):
+		return &instancetypev1beta1.SpreadOptionsApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("VirtualMachineClusterInstancetype"):
+		return &instancetypev1beta1.VirtualMachineClusterInstancetypeApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("VirtualMachineClusterPreference"):
+		return &instancetypev1beta1.VirtualMachineClusterPreferenceApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("VirtualMachineInstancetype"):
+		return &instancetypev1beta1.VirtualMachineInstancetypeApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("VirtualMachineInstancetypeSpec"):
+		return &instancetypev1beta1.VirtualMachineInstancetypeSpecApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("VirtualMachinePreference"):
+		return &instancetypev1beta1.VirtualMachinePreferenceApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("VirtualMachinePreferenceSpec"):
+		return &instancetypev1beta1.VirtualMachinePreferenceSpecApplyConfiguration{}
+	case v1beta1.SchemeGroupVersion.WithKind("VolumePreferences"):
+		return &instancetypev1beta1.VolumePreferencesApplyConfiguration{}
+
+		// Group=kubevirt.io, Version=v1
 	case v1.SchemeGroupVersion.WithKind("AccessCredential"):
 		return &kubevirtv1.AccessCredentialApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("AccessCredentialSecretSource"):
 		return &kubevirtv1.AccessCredentialSecretSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("ACPI"):
+		return &kubevirtv1.ACPIApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("BIOS"):
 		return &kubevirtv1.BIOSApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("BlockSize"):
+		return &kubevirtv1.BlockSizeApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Bootloader"):
 		return &kubevirtv1.BootloaderApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CDIDataVolumeCheckpoint"):
+		return &kubevirtv1.CDIDataVolumeCheckpointApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CDIDataVolumeSource"):
+		return &kubevirtv1.CDIDataVolumeSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CDIDataVolumeSourceRef"):
+		return &kubevirtv1.CDIDataVolumeSourceRefApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CDIDataVolumeSpec"):
+		return &kubevirtv1.CDIDataVolumeSpecApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CDIObjectSource"):
+		return &kubevirtv1.CDIObjectSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CDIPlatformOptions"):
+		return &kubevirtv1.CDIPlatformOptionsApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CDIRegistrySource"):
+		return &kubevirtv1.CDIRegistrySourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CDIStorageSpec"):
+		return &kubevirtv1.CDIStorageSpecApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CDIURLSource"):
+		return &kubevirtv1.CDIURLSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CDIVDDKSource"):
+		return &kubevirtv1.CDIVDDKSourceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("CDRomTarget"):
 		return &kubevirtv1.CDRomTargetApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("Chassis"):
+		return &kubevirtv1.ChassisApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("Clock"):
+		return &kubevirtv1.ClockApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("ClockOffset"):
+		return &kubevirtv1.ClockOffsetApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("ClockOffsetUTC"):
+		return &kubevirtv1.ClockOffsetUTCApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("CloudInitConfigDriveSource"):
 		return &kubevirtv1.CloudInitConfigDriveSourceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("CloudInitNoCloudSource"):
 		return &kubevirtv1.CloudInitNoCloudSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("ConfigMapVolumeSource"):
+		return &kubevirtv1.ConfigMapVolumeSourceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("ContainerDiskSource"):
 		return &kubevirtv1.ContainerDiskSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("ControllerRevisionRef"):
+		return &kubevirtv1.ControllerRevisionRefApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("CPU"):
 		return &kubevirtv1.CPUApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CPUFeature"):
+		return &kubevirtv1.CPUFeatureApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CustomBlockSize"):
+		return &kubevirtv1.CustomBlockSizeApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("DataVolumeSource"):
+		return &kubevirtv1.DataVolumeSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("DataVolumeTemplateSpec"):
+		return &kubevirtv1.DataVolumeTemplateSpecApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Devices"):
 		return &kubevirtv1.DevicesApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("DHCPOptions"):
+		return &kubevirtv1.DHCPOptionsApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("DHCPPrivateOptions"):
+		return &kubevirtv1.DHCPPrivateOptionsApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Disk"):
 		return &kubevirtv1.DiskApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("DiskDevice"):
 		return &kubevirtv1.DiskDeviceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("DiskIOThreads"):
+		return &kubevirtv1.DiskIOThreadsApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("DiskTarget"):
 		return &kubevirtv1.DiskTargetApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("DomainSpec"):
 		return &kubevirtv1.DomainSpecApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("DownwardAPIVolumeSource"):
+		return &kubevirtv1.DownwardAPIVolumeSourceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("EFI"):
 		return &kubevirtv1.EFIApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("EmptyDiskSource"):
 		return &kubevirtv1.EmptyDiskSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("EphemeralVolumeSource"):
+		return &kubevirtv1.EphemeralVolumeSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("FeatureAPIC"):
+		return &kubevirtv1.FeatureAPICApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("FeatureHyperv"):
+		return &kubevirtv1.FeatureHypervApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("FeatureKVM"):
+		return &kubevirtv1.FeatureKVMApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("Features"):
+		return &kubevirtv1.FeaturesApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("FeatureSpinlocks"):
+		return &kubevirtv1.FeatureSpinlocksApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("FeatureState"):
+		return &kubevirtv1.FeatureStateApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("FeatureVendorID"):
+		return &kubevirtv1.FeatureVendorIDApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("Filesystem"):
+		return &kubevirtv1.FilesystemApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Firmware"):
 		return &kubevirtv1.FirmwareApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("GPU"):
+		return &kubevirtv1.GPUApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Handler"):
 		return &kubevirtv1.HandlerApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("HostDevice"):
+		return &kubevirtv1.HostDeviceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("HostDisk"):
+		return &kubevirtv1.HostDiskApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("HPETTimer"):
+		return &kubevirtv1.HPETTimerApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("Hugepages"):
+		return &kubevirtv1.HugepagesApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("HyperVPassthrough"):
+		return &kubevirtv1.HyperVPassthroughApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("HypervTimer"):
+		return &kubevirtv1.HypervTimerApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("I6300ESBWatchdog"):
+		return &kubevirtv1.I6300ESBWatchdogApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("Input"):
+		return &kubevirtv1.InputApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("InstancetypeMatcher"):
+		return &kubevirtv1.InstancetypeMatcherApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("InstancetypeStatusRef"):
+		return &kubevirtv1.InstancetypeStatusRefApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Interface"):
 		return &kubevirtv1.InterfaceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("InterfaceBindingMethod"):
@@ -70,32 +204,72 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.KernelBootApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("KernelBootContainer"):
 		return &kubevirtv1.KernelBootContainerApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("KVMTimer"):
+		return &kubevirtv1.KVMTimerApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("LaunchSecurity"):
+		return &kubevirtv1.LaunchSecurityApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("LunTarget"):
+		return &kubevirtv1.LunTargetApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Machine"):
 		return &kubevirtv1.MachineApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Memory"):
 		return &kubevirtv1.MemoryApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("MultusNetwork"):
+		return &kubevirtv1.MultusNetworkApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Network"):
 		return &kubevirtv1.NetworkApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("NetworkSource"):
 		return &kubevirtv1.NetworkSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("NUMA"):
+		return &kubevirtv1.NUMAApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("PersistentVolumeClaimVolumeSource"):
 		return &kubevirtv1.PersistentVolumeClaimVolumeSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("PITTimer"):
+		return &kubevirtv1.PITTimerApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("PluginBinding"):
+		return &kubevirtv1.PluginBindingApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("PodNetwork"):
 		return &kubevirtv1.PodNetworkApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Port"):
 		return &kubevirtv1.PortApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("PreferenceMatcher"):
+		return &kubevirtv1.PreferenceMatcherApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Probe"):
 		return &kubevirtv1.ProbeApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("QemuGuestAgentSSHPublicKeyAccessCredentialPropagation"):
 		return &kubevirtv1.QemuGuestAgentSSHPublicKeyAccessCredentialPropagationApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("Realtime"):
+		return &kubevirtv1.RealtimeApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("ResourceRequirements"):
 		return &kubevirtv1.ResourceRequirementsApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("RTCTimer"):
+		return &kubevirtv1.RTCTimerApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("SecretVolumeSource"):
+		return &kubevirtv1.SecretVolumeSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("ServiceAccountVolumeSource"):
+		return &kubevirtv1.ServiceAccountVolumeSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("SEV"):
+		return &kubevirtv1.SEVApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("SEVPolicy"):
+		return &kubevirtv1.SEVPolicyApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("SoundDevice"):
+		return &kubevirtv1.SoundDeviceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("SSHPublicKeyAccessCredential"):
 		return &kubevirtv1.SSHPublicKeyAccessCredentialApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("SSHPublicKeyAccessCredentialPropagationMethod"):
 		return &kubevirtv1.SSHPublicKeyAccessCredentialPropagationMethodApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("SSHPublicKeyAccessCredentialSource"):
 		return &kubevirtv1.SSHPublicKeyAccessCredentialSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("SyNICTimer"):
+		return &kubevirtv1.SyNICTimerApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("SysprepSource"):
+		return &kubevirtv1.SysprepSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("Timer"):
+		return &kubevirtv1.TimerApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("TLBFlush"):
+		return &kubevirtv1.TLBFlushApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("TPMDevice"):
+		return &kubevirtv1.TPMDeviceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("UserPasswordAccessCredential"):
 		return &kubevirtv1.UserPasswordAccessCredentialApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("UserPasswordAccessCredentialPropagationMethod"):
@@ -140,6 +314,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.VolumeApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("VolumeSource"):
 		return &kubevirtv1.VolumeSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("Watchdog"):
+		return &kubevirtv1.WatchdogApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("WatchdogDevice"):
+		return &kubevirtv1.WatchdogDeviceApplyConfiguration{}
 
 	}
 	return nil

@@ -25,8 +25,17 @@ func SetDefaults_VirtualMachineInstanceSpec(spec *VirtualMachineInstanceSpec) {
 			spec.Domain.Memory.Guest = &guest
 		}
 	}
+	if spec.Architecture == "" {
+		spec.Architecture = DefaultArchitecture
+	}
+	addDisksForVolumes(spec)
+	readOnly := map[string]bool{}
+	for _, v := range spec.Volumes {
+		readOnly[v.Name] = v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ReadOnly
+	}
 	for i := range spec.Domain.Devices.Disks {
-		setDiskDefaults(&spec.Domain.Devices.Disks[i])
+		d := &spec.Domain.Devices.Disks[i]
+		setDiskDefaults(d, readOnly[d.Name])
 	}
 	setNetworkDefaults(spec)
 }
@@ -42,28 +51,49 @@ func requestedMemory(r *ResourceRequirements) (resource.Quantity, bool) {
 	return resource.Quantity{}, false
 }
 
-func setDiskDefaults(d *Disk) {
+// setDiskDefaults fills in the bus. A read-only disk gets virtio instead of SATA, whose QEMU
+// device cannot be read-only.
+func setDiskDefaults(d *Disk, readOnlyVolume bool) {
 	switch {
 	case d.CDRom != nil:
 		if d.CDRom.Bus == "" {
-			d.CDRom.Bus = DiskBusSATA
+			d.CDRom.Bus = DefaultDiskBus
 		}
 		if d.CDRom.ReadOnly == nil {
 			readOnly := true
 			d.CDRom.ReadOnly = &readOnly
 		}
+	case d.LUN != nil:
+		if d.LUN.Bus == "" {
+			d.LUN.Bus = DefaultDiskBus
+		}
 	default:
 		if d.Disk == nil {
 			d.Disk = &DiskTarget{}
 		}
-		if d.Disk.Bus == "" {
+		if d.Disk.Bus == "" && (d.Disk.ReadOnly || readOnlyVolume) {
 			d.Disk.Bus = DiskBusVirtio
+		}
+		if d.Disk.Bus == "" {
+			d.Disk.Bus = DefaultDiskBus
 		}
 	}
 }
 
-// setNetworkDefaults attaches the pod network through masquerade when the spec names no
-// interface and no network, as KubeVirt does unless autoattachPodInterface is false.
+// addDisksForVolumes gives every volume without a disk of its name a disk, as KubeVirt does:
+// a volume is otherwise invisible to the guest.
+func addDisksForVolumes(spec *VirtualMachineInstanceSpec) {
+	has := map[string]bool{}
+	for _, d := range spec.Domain.Devices.Disks {
+		has[d.Name] = true
+	}
+	for _, v := range spec.Volumes {
+		if !has[v.Name] {
+			spec.Domain.Devices.Disks = append(spec.Domain.Devices.Disks, Disk{Name: v.Name})
+		}
+	}
+}
+
 func setNetworkDefaults(spec *VirtualMachineInstanceSpec) {
 	devices := &spec.Domain.Devices
 	if devices.AutoattachPodInterface != nil && !*devices.AutoattachPodInterface {
@@ -82,6 +112,14 @@ func setNetworkDefaults(spec *VirtualMachineInstanceSpec) {
 // DefaultMachineType is the machine type an instance gets when its spec names none (or names
 // ""): q35, KubeVirt's default on x86, with PCIe and SATA.
 const DefaultMachineType = "q35"
+
+// DefaultArchitecture is what KubeVirt writes into every instance on x86_64 nodes, the only
+// architecture this platform runs.
+const DefaultArchitecture = "amd64"
+
+// DefaultDiskBus is KubeVirt's default bus on x86_64 for disks, CD-ROMs and LUNs: SATA,
+// which every guest OS drives without extra drivers.
+const DefaultDiskBus = DiskBusSATA
 
 // SetDefaultMachineType sets spec.domain.machine.type when it is unset or empty. virt-api's
 // defaulting webhook applies it at admission, so the stored spec says what the guest runs on.

@@ -20,6 +20,24 @@ func TestSetDefaultsVirtualMachineInstanceSpec(t *testing.T) {
 		want func(*VirtualMachineInstanceSpec)
 	}{
 		{
+			name: "a volume without a disk gets a sata disk",
+			in:   VirtualMachineInstanceSpec{Volumes: []Volume{{Name: "data", VolumeSource: VolumeSource{EmptyDisk: &EmptyDiskSource{}}}}},
+			want: func(s *VirtualMachineInstanceSpec) {
+				s.TerminationGracePeriodSeconds = ptr.To[int64](30)
+				s.Domain.Devices.Disks = []Disk{{Name: "data", DiskDevice: DiskDevice{Disk: &DiskTarget{Bus: DiskBusSATA}}}}
+				masqueradePod(s)
+			},
+		},
+		{
+			name: "luns default to sata",
+			in:   VirtualMachineInstanceSpec{Domain: DomainSpec{Devices: Devices{Disks: []Disk{{Name: "l", DiskDevice: DiskDevice{LUN: &LunTarget{}}}}}}},
+			want: func(s *VirtualMachineInstanceSpec) {
+				s.TerminationGracePeriodSeconds = ptr.To[int64](30)
+				s.Domain.Devices.Disks[0].LUN.Bus = DiskBusSATA
+				masqueradePod(s)
+			},
+		},
+		{
 			name: "empty spec gets grace period and a pod network",
 			want: func(s *VirtualMachineInstanceSpec) {
 				s.TerminationGracePeriodSeconds = ptr.To[int64](30)
@@ -52,12 +70,12 @@ func TestSetDefaultsVirtualMachineInstanceSpec(t *testing.T) {
 			},
 		},
 		{
-			name: "disks default to virtio, cdroms to read-only sata",
+			name: "disks default to sata (KubeVirt on x86_64), cdroms to read-only sata",
 			in: VirtualMachineInstanceSpec{Domain: DomainSpec{Devices: Devices{Disks: []Disk{
 				{Name: "a"}, {Name: "b", DiskDevice: DiskDevice{CDRom: &CDRomTarget{}}}}}}},
 			want: func(s *VirtualMachineInstanceSpec) {
 				s.TerminationGracePeriodSeconds = ptr.To[int64](30)
-				s.Domain.Devices.Disks[0].Disk = &DiskTarget{Bus: DiskBusVirtio}
+				s.Domain.Devices.Disks[0].Disk = &DiskTarget{Bus: DiskBusSATA}
 				s.Domain.Devices.Disks[1].CDRom = &CDRomTarget{Bus: DiskBusSATA, ReadOnly: ptr.To(true)}
 				masqueradePod(s)
 			},
@@ -81,6 +99,7 @@ func TestSetDefaultsVirtualMachineInstanceSpec(t *testing.T) {
 			got := *tt.in.DeepCopy()
 			want := *tt.in.DeepCopy()
 			tt.want(&want)
+			want.Architecture = DefaultArchitecture
 			SetDefaults_VirtualMachineInstanceSpec(&got)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("defaults mismatch (-want +got):\n%s", diff)

@@ -6,9 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// DomainSpec is the virtual hardware of an instance.
-//
-// +kubebuilder:validation:XValidation:rule="(has(self.memory) && has(self.memory.guest)) || (has(self.resources) && ((has(self.resources.requests) && 'memory' in self.resources.requests) || (has(self.resources.limits) && 'memory' in self.resources.limits)))",message="no memory requested: set spec.domain.memory.guest, spec.domain.resources.requests.memory or spec.domain.resources.limits.memory"
+// DomainSpec is the virtual hardware of an instance. Its memory rule is on the objects that
+// embed it (instance, replica set template, VirtualMachine without an instance type).
 type DomainSpec struct {
 	// Resources are the compute resources the instance's pod requests.
 	// +optional
@@ -21,9 +20,85 @@ type DomainSpec struct {
 	Machine *Machine `json:"machine,omitempty"`
 	// +optional
 	Firmware *Firmware `json:"firmware,omitempty"`
+	// Clock is the guest's clock offset and timers.
+	// +optional
+	Clock *Clock `json:"clock,omitempty"`
+	// Features are the ACPI, APIC, SMM, Hyper-V and KVM features shown to the guest.
+	// +optional
+	Features *Features `json:"features,omitempty"`
 	// +optional
 	Devices Devices `json:"devices"`
+	// IOThreadsPolicy gives disks QEMU I/O threads: shared (one for all) or auto (a pool).
+	// +kubebuilder:validation:Enum=shared;auto;supplementalPool
+	// +optional
+	IOThreadsPolicy *IOThreadsPolicy `json:"ioThreadsPolicy,omitempty"`
+	// IOThreads sizes the supplementalPool policy.
+	// +optional
+	IOThreads *DiskIOThreads `json:"ioThreads,omitempty"`
+	// Chassis is the SMBIOS chassis information.
+	// +optional
+	Chassis *Chassis `json:"chassis,omitempty"`
+	// LaunchSecurity asks for confidential computing (AMD SEV); no node here offers it, so
+	// admission refuses it.
+	// +optional
+	LaunchSecurity *LaunchSecurity `json:"launchSecurity,omitempty"`
 }
+
+// IOThreadsPolicy is how disks share QEMU I/O threads.
+type IOThreadsPolicy string
+
+const (
+	IOThreadsPolicyShared           IOThreadsPolicy = "shared"
+	IOThreadsPolicyAuto             IOThreadsPolicy = "auto"
+	IOThreadsPolicySupplementalPool IOThreadsPolicy = "supplementalPool"
+)
+
+// DiskIOThreads sizes the supplemental I/O thread pool.
+type DiskIOThreads struct {
+	// +optional
+	SupplementalPoolThreadCount *uint32 `json:"supplementalPoolThreadCount,omitempty"`
+}
+
+// Chassis is the SMBIOS chassis information the guest reads.
+type Chassis struct {
+	// +optional
+	Manufacturer string `json:"manufacturer,omitempty"`
+	// +optional
+	Version string `json:"version,omitempty"`
+	// +optional
+	Serial string `json:"serial,omitempty"`
+	// +optional
+	Asset string `json:"asset,omitempty"`
+	// +optional
+	Sku string `json:"sku,omitempty"`
+}
+
+// LaunchSecurity is KubeVirt's confidential-computing request.
+type LaunchSecurity struct {
+	// +optional
+	SEV *SEV `json:"sev,omitempty"`
+}
+
+// SEV is AMD Secure Encrypted Virtualization.
+type SEV struct {
+	// +optional
+	Policy *SEVPolicy `json:"policy,omitempty"`
+	// +optional
+	Attestation *SEVAttestation `json:"attestation,omitempty"`
+	// +optional
+	Session string `json:"session,omitempty"`
+	// +optional
+	DHCert string `json:"dhCert,omitempty"`
+}
+
+// SEVPolicy are SEV's guest policy flags.
+type SEVPolicy struct {
+	// +optional
+	EncryptedState *bool `json:"encryptedState,omitempty"`
+}
+
+// SEVAttestation asks for SEV attestation.
+type SEVAttestation struct{}
 
 // ResourceRequirements are the pod resources of an instance; memory also sizes the guest
 // unless Memory.Guest says otherwise.
@@ -49,9 +124,57 @@ type CPU struct {
 	Sockets uint32 `json:"sockets,omitempty"`
 	// +optional
 	Threads uint32 `json:"threads,omitempty"`
-	// Model is a libvirt CPU model, or host-model / host-passthrough.
+	// MaxSockets is the most sockets CPU hotplug may reach.
+	// +optional
+	MaxSockets uint32 `json:"maxSockets,omitempty"`
+	// Model is a libvirt CPU model, or host-model / host-passthrough. A node without KVM
+	// emulates: there host-model and host-passthrough fall back to QEMU's emulated CPU
+	// (see docs/guests.md), a named model is emulated as asked.
 	// +optional
 	Model string `json:"model,omitempty"`
+	// Features switches single CPU features on or off.
+	// +optional
+	Features []CPUFeature `json:"features,omitempty"`
+	// DedicatedCPUPlacement pins each vCPU to a dedicated host CPU (needs the kubelet's
+	// static CPU manager policy).
+	// +optional
+	DedicatedCPUPlacement bool `json:"dedicatedCpuPlacement,omitempty"`
+	// NUMA mirrors the host's NUMA placement into the guest (needs dedicated CPUs and
+	// hugepages).
+	// +optional
+	NUMA *NUMA `json:"numa,omitempty"`
+	// IsolateEmulatorThread gives QEMU's emulator thread a dedicated CPU too.
+	// +optional
+	IsolateEmulatorThread bool `json:"isolateEmulatorThread,omitempty"`
+	// Realtime tunes the vCPUs for real-time work (needs dedicated CPUs).
+	// +optional
+	Realtime *Realtime `json:"realtime,omitempty"`
+}
+
+// CPUFeature is one CPU feature and what to do with it.
+type CPUFeature struct {
+	// Name is libvirt's name of the feature, e.g. "pcid".
+	Name string `json:"name"`
+	// Policy is force, require (the default), optional, disable or forbid.
+	// +kubebuilder:validation:Enum=force;require;optional;disable;forbid
+	// +optional
+	Policy string `json:"policy,omitempty"`
+}
+
+// NUMA is the guest's NUMA topology.
+type NUMA struct {
+	// +optional
+	GuestMappingPassthrough *NUMAGuestMappingPassthrough `json:"guestMappingPassthrough,omitempty"`
+}
+
+// NUMAGuestMappingPassthrough maps the pod's host NUMA nodes into the guest.
+type NUMAGuestMappingPassthrough struct{}
+
+// Realtime holds the real-time tuning knobs.
+type Realtime struct {
+	// Mask is the libvirt vCPU mask of the real-time vCPUs, e.g. "0-3,^1".
+	// +optional
+	Mask string `json:"mask,omitempty"`
 }
 
 // Memory is the guest's memory.
@@ -60,6 +183,19 @@ type Memory struct {
 	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="spec.domain.memory.guest must be greater than zero"
 	// +optional
 	Guest *resource.Quantity `json:"guest,omitempty"`
+	// Hugepages backs the guest's memory with huge pages of this size; the node must have
+	// them (the pod requests hugepages-<size>).
+	// +optional
+	Hugepages *Hugepages `json:"hugepages,omitempty"`
+	// MaxGuest is the most memory hotplug may reach.
+	// +optional
+	MaxGuest *resource.Quantity `json:"maxGuest,omitempty"`
+}
+
+// Hugepages names the huge page size: 2Mi or 1Gi on x86_64.
+type Hugepages struct {
+	// +optional
+	PageSize string `json:"pageSize,omitempty"`
 }
 
 // Machine is the emulated machine type.
@@ -84,6 +220,17 @@ type Firmware struct {
 	// or EFI (OVMF).
 	// +optional
 	Bootloader *Bootloader `json:"bootloader,omitempty"`
+	// ACPI adds tables (SLIC, MSDM) from secret volumes.
+	// +optional
+	ACPI *ACPI `json:"acpi,omitempty"`
+}
+
+// ACPI names the volumes holding extra ACPI tables.
+type ACPI struct {
+	// +optional
+	SlicNameRef string `json:"slicNameRef,omitempty"`
+	// +optional
+	MsdmNameRef string `json:"msdmNameRef,omitempty"`
 }
 
 // Bootloader is one firmware: bios or efi.
@@ -137,211 +284,4 @@ type KernelBootContainer struct {
 	InitrdPath string `json:"initrdPath,omitempty"`
 	// +optional
 	ImagePullPolicy k8sv1.PullPolicy `json:"imagePullPolicy,omitempty"`
-}
-
-// Devices are the guest's disks and network interfaces.
-type Devices struct {
-	// +kubebuilder:validation:MaxItems=256
-	// +optional
-	Disks []Disk `json:"disks,omitempty"`
-	// +kubebuilder:validation:MaxItems=16
-	// +optional
-	Interfaces []Interface `json:"interfaces,omitempty"`
-	// AutoattachPodInterface adds a masquerade interface on the pod network when no interface
-	// is listed; defaults to true.
-	// +optional
-	AutoattachPodInterface *bool `json:"autoattachPodInterface,omitempty"`
-}
-
-// Disk is a guest disk; its source is the volume of the same name.
-type Disk struct {
-	// +kubebuilder:validation:MinLength=1
-	Name       string `json:"name"`
-	DiskDevice `json:",inline"`
-	// BootOrder sets the boot priority: lower boots first.
-	// +kubebuilder:validation:Minimum=1
-	// +optional
-	BootOrder *uint `json:"bootOrder,omitempty"`
-	// +optional
-	Serial string `json:"serial,omitempty"`
-}
-
-// DiskDevice is how a disk is presented to the guest: exactly one of its fields, or none for a disk.
-type DiskDevice struct {
-	// +optional
-	Disk *DiskTarget `json:"disk,omitempty"`
-	// +optional
-	CDRom *CDRomTarget `json:"cdrom,omitempty"`
-}
-
-// DiskBus is the bus a disk sits on.
-//
-// +kubebuilder:validation:Enum=virtio;sata;scsi;usb
-type DiskBus string
-
-const (
-	DiskBusVirtio DiskBus = "virtio"
-	DiskBusSATA   DiskBus = "sata"
-	DiskBusSCSI   DiskBus = "scsi"
-	DiskBusUSB    DiskBus = "usb"
-)
-
-// DiskTarget presents a volume as a hard disk.
-type DiskTarget struct {
-	// +optional
-	Bus DiskBus `json:"bus,omitempty"`
-	// +optional
-	ReadOnly bool `json:"readonly,omitempty"`
-}
-
-// CDRomTarget presents a volume as a CD-ROM.
-type CDRomTarget struct {
-	// +optional
-	Bus DiskBus `json:"bus,omitempty"`
-	// ReadOnly defaults to true.
-	// +optional
-	ReadOnly *bool `json:"readonly,omitempty"`
-}
-
-// Interface is a guest network interface; it attaches to the network of the same name.
-type Interface struct {
-	// +kubebuilder:validation:MinLength=1
-	Name string `json:"name"`
-	// Model is the emulated NIC, such as virtio or e1000.
-	// +optional
-	Model                  string `json:"model,omitempty"`
-	InterfaceBindingMethod `json:",inline"`
-	// Ports limits which ports a masquerade interface forwards; empty forwards all.
-	// +optional
-	Ports []Port `json:"ports,omitempty"`
-	// +optional
-	MacAddress string `json:"macAddress,omitempty"`
-}
-
-// InterfaceBindingMethod is how the interface connects to the pod network: one of its fields.
-type InterfaceBindingMethod struct {
-	// +optional
-	Bridge *InterfaceBridge `json:"bridge,omitempty"`
-	// +optional
-	Masquerade *InterfaceMasquerade `json:"masquerade,omitempty"`
-}
-
-// InterfaceBridge gives the guest the pod's IP and MAC on an in-pod bridge.
-type InterfaceBridge struct{}
-
-// InterfaceMasquerade puts the guest behind NAT on the pod IP.
-type InterfaceMasquerade struct{}
-
-// Port is a port a masquerade interface forwards to the guest.
-type Port struct {
-	// +optional
-	Name string `json:"name,omitempty"`
-	// +kubebuilder:validation:Enum=TCP;UDP
-	// +optional
-	Protocol string `json:"protocol,omitempty"`
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=65535
-	Port int32 `json:"port"`
-}
-
-// Volume is the source of the disk of the same name.
-type Volume struct {
-	// +kubebuilder:validation:MinLength=1
-	Name         string `json:"name"`
-	VolumeSource `json:",inline"`
-}
-
-// VolumeSource is exactly one kind of volume.
-type VolumeSource struct {
-	// +optional
-	ContainerDisk *ContainerDiskSource `json:"containerDisk,omitempty"`
-	// +optional
-	CloudInitNoCloud *CloudInitNoCloudSource `json:"cloudInitNoCloud,omitempty"`
-	// +optional
-	CloudInitConfigDrive *CloudInitConfigDriveSource `json:"cloudInitConfigDrive,omitempty"`
-	// +optional
-	EmptyDisk *EmptyDiskSource `json:"emptyDisk,omitempty"`
-	// +optional
-	PersistentVolumeClaim *PersistentVolumeClaimVolumeSource `json:"persistentVolumeClaim,omitempty"`
-}
-
-// ContainerDiskSource is a disk image shipped in a container image; writes are discarded.
-type ContainerDiskSource struct {
-	// +kubebuilder:validation:MinLength=1
-	Image string `json:"image"`
-	// +optional
-	ImagePullSecret string `json:"imagePullSecret,omitempty"`
-	// Path is the disk image inside the container; defaults to the first file under /disk.
-	// +optional
-	Path string `json:"path,omitempty"`
-	// +optional
-	ImagePullPolicy k8sv1.PullPolicy `json:"imagePullPolicy,omitempty"`
-}
-
-// CloudInitNoCloudSource is cloud-init NoCloud user and network data, presented as a disk.
-type CloudInitNoCloudSource struct {
-	// +optional
-	UserDataSecretRef *k8sv1.LocalObjectReference `json:"secretRef,omitempty"`
-	// +optional
-	UserDataBase64 string `json:"userDataBase64,omitempty"`
-	// +optional
-	UserData string `json:"userData,omitempty"`
-	// +optional
-	NetworkDataSecretRef *k8sv1.LocalObjectReference `json:"networkDataSecretRef,omitempty"`
-	// +optional
-	NetworkDataBase64 string `json:"networkDataBase64,omitempty"`
-	// +optional
-	NetworkData string `json:"networkData,omitempty"`
-}
-
-// CloudInitConfigDriveSource is cloud-init (or cloudbase-init) user and network data in the
-// OpenStack config-drive layout, presented as a disk labelled config-2.
-type CloudInitConfigDriveSource struct {
-	// +optional
-	UserDataSecretRef *k8sv1.LocalObjectReference `json:"secretRef,omitempty"`
-	// +optional
-	UserDataBase64 string `json:"userDataBase64,omitempty"`
-	// +optional
-	UserData string `json:"userData,omitempty"`
-	// +optional
-	NetworkDataSecretRef *k8sv1.LocalObjectReference `json:"networkDataSecretRef,omitempty"`
-	// +optional
-	NetworkDataBase64 string `json:"networkDataBase64,omitempty"`
-	// +optional
-	NetworkData string `json:"networkData,omitempty"`
-}
-
-// EmptyDiskSource is a blank sparse disk that lives as long as the instance.
-type EmptyDiskSource struct {
-	Capacity resource.Quantity `json:"capacity"`
-}
-
-// PersistentVolumeClaimVolumeSource is a disk backed by a PVC. Same JSON shape as the core
-// type KubeVirt embeds; spelled out because the apply-configuration generator cannot embed it.
-type PersistentVolumeClaimVolumeSource struct {
-	// ClaimName is the PVC in the instance's namespace.
-	// +kubebuilder:validation:MinLength=1
-	ClaimName string `json:"claimName"`
-	// +optional
-	ReadOnly bool `json:"readOnly,omitempty"`
-}
-
-// Network is a network interfaces attach to by name.
-type Network struct {
-	// +kubebuilder:validation:MinLength=1
-	Name          string `json:"name"`
-	NetworkSource `json:",inline"`
-}
-
-// NetworkSource is exactly one kind of network.
-type NetworkSource struct {
-	// +optional
-	Pod *PodNetwork `json:"pod,omitempty"`
-}
-
-// PodNetwork is the pod's own network.
-type PodNetwork struct {
-	// VMNetworkCIDR is the guest-side network of a masquerade interface; defaults to 10.0.2.0/24.
-	// +optional
-	VMNetworkCIDR string `json:"vmNetworkCIDR,omitempty"`
 }

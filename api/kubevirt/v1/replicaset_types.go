@@ -50,6 +50,7 @@ type VirtualMachineInstanceReplicaSetSpec struct {
 	// Selector selects the instances this replica set owns; it must match the template labels.
 	Selector *metav1.LabelSelector `json:"selector"`
 	// Template is the instance to create.
+	// +kubebuilder:validation:XValidation:rule="!has(self.spec) || (has(self.spec.domain.memory) && has(self.spec.domain.memory.guest)) || (has(self.spec.domain.resources) && ((has(self.spec.domain.resources.requests) && 'memory' in self.spec.domain.resources.requests) || (has(self.spec.domain.resources.limits) && 'memory' in self.spec.domain.resources.limits)))",message="no memory requested: set spec.domain.memory.guest, spec.domain.resources.requests.memory or spec.domain.resources.limits.memory"
 	Template *VirtualMachineInstanceTemplateSpec `json:"template"`
 	// Paused stops the replica set from creating or deleting instances.
 	// +optional

@@ -37,9 +37,12 @@ type VirtualMachineList struct {
 	Items           []VirtualMachine `json:"items"`
 }
 
-// VirtualMachineSpec describes the instance a VirtualMachine keeps and when it runs.
+// VirtualMachineSpec describes the instance a VirtualMachine keeps and when it runs. Its
+// template needs memory unless an instance type gives it (the rule lives here, not on the
+// domain, because only the VirtualMachine knows whether it has one).
 //
 // +kubebuilder:validation:XValidation:rule="!(has(self.running) && has(self.runStrategy))",message="spec.running and spec.runStrategy are mutually exclusive"
+// +kubebuilder:validation:XValidation:rule="has(self.instancetype) || !has(self.template.spec) || (has(self.template.spec.domain.memory) && has(self.template.spec.domain.memory.guest)) || (has(self.template.spec.domain.resources) && ((has(self.template.spec.domain.resources.requests) && 'memory' in self.template.spec.domain.resources.requests) || (has(self.template.spec.domain.resources.limits) && 'memory' in self.template.spec.domain.resources.limits)))",message="no memory requested: set spec.domain.memory.guest, spec.domain.resources.requests.memory or spec.domain.resources.limits.memory"
 type VirtualMachineSpec struct {
 	// Running is the deprecated boolean form of RunStrategy: true means Always, false Halted.
 	// +optional
@@ -47,8 +50,19 @@ type VirtualMachineSpec struct {
 	// RunStrategy says when the controller starts and stops the instance.
 	// +optional
 	RunStrategy *VirtualMachineRunStrategy `json:"runStrategy,omitempty"`
+	// Instancetype names the instance type that sizes the instance (its vCPUs, memory and
+	// what comes with them); the template may not set what the instance type sets.
+	// +optional
+	Instancetype *InstancetypeMatcher `json:"instancetype,omitempty"`
+	// Preference names the preference whose values fill what the template leaves unset.
+	// +optional
+	Preference *PreferenceMatcher `json:"preference,omitempty"`
 	// Template is the instance this VirtualMachine creates.
 	Template *VirtualMachineInstanceTemplateSpec `json:"template"`
+	// DataVolumeTemplates are CDI DataVolumes created with the VM; needs CDI, which this
+	// cluster lacks: admission refuses them with that reason.
+	// +optional
+	DataVolumeTemplates []DataVolumeTemplateSpec `json:"dataVolumeTemplates,omitempty"`
 }
 
 // VirtualMachineRunStrategy is one of the run strategies KubeVirt defines.
@@ -83,6 +97,14 @@ type VirtualMachineStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// RunStrategy is the run strategy in effect, derived from spec.running or spec.runStrategy.
 	RunStrategy VirtualMachineRunStrategy `json:"runStrategy,omitempty"`
+	// InstancetypeRef is the instance type in use and the ControllerRevision pinning its copy.
+	// +nullable
+	// +optional
+	InstancetypeRef *InstancetypeStatusRef `json:"instancetypeRef,omitempty"`
+	// PreferenceRef is the preference in use and the ControllerRevision pinning its copy.
+	// +nullable
+	// +optional
+	PreferenceRef *InstancetypeStatusRef `json:"preferenceRef,omitempty"`
 }
 
 // VirtualMachinePrintableStatus is the summary shown in `kubectl get vm`.

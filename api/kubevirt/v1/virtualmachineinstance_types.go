@@ -25,6 +25,7 @@ type VirtualMachineInstance struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// +kubebuilder:validation:XValidation:rule="(has(self.domain.memory) && has(self.domain.memory.guest)) || (has(self.domain.resources) && ((has(self.domain.resources.requests) && 'memory' in self.domain.resources.requests) || (has(self.domain.resources.limits) && 'memory' in self.domain.resources.limits)))",message="no memory requested: set spec.domain.memory.guest, spec.domain.resources.requests.memory or spec.domain.resources.limits.memory"
 	Spec VirtualMachineInstanceSpec `json:"spec"`
 	// +optional
 	Status VirtualMachineInstanceStatus `json:"status,omitempty"`
@@ -67,9 +68,47 @@ type VirtualMachineInstanceSpec struct {
 	// ReadinessProbe, when set, must pass before the instance is Ready.
 	// +optional
 	ReadinessProbe *Probe `json:"readinessProbe,omitempty"`
+	// LivenessProbe, when set, fails the instance (its pod restarts nothing: the VMI ends
+	// Failed and a VM's run strategy decides) once it fails.
+	// +optional
+	LivenessProbe *Probe `json:"livenessProbe,omitempty"`
 	// Hostname is the guest's hostname; defaults to the instance name.
 	// +optional
 	Hostname string `json:"hostname,omitempty"`
+	// Subdomain, with a headless Service of that name selecting the instance, makes
+	// <hostname>.<subdomain>.<namespace>.svc resolvable.
+	// +optional
+	Subdomain string `json:"subdomain,omitempty"`
+	// DNSPolicy and DNSConfig are the launcher pod's; the guest gets its resolver by DHCP.
+	// +optional
+	DNSPolicy k8sv1.DNSPolicy `json:"dnsPolicy,omitempty"`
+	// +optional
+	DNSConfig *k8sv1.PodDNSConfig `json:"dnsConfig,omitempty"`
+	// PriorityClassName, SchedulerName and TopologySpreadConstraints are copied to the
+	// launcher pod.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// +optional
+	SchedulerName string `json:"schedulerName,omitempty"`
+	// +optional
+	TopologySpreadConstraints []k8sv1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+	// EvictionStrategy is what a node drain does: None (the default here) lets the pod be
+	// evicted, External leaves it to another controller; LiveMigrate and
+	// LiveMigrateIfPossible need live migration, which this platform does not offer yet.
+	// +kubebuilder:validation:Enum=None;LiveMigrate;LiveMigrateIfPossible;External
+	// +optional
+	EvictionStrategy *EvictionStrategy `json:"evictionStrategy,omitempty"`
+	// StartStrategy Paused starts the guest paused; virtctl unpause lets it run.
+	// +kubebuilder:validation:Enum=Paused
+	// +optional
+	StartStrategy *StartStrategy `json:"startStrategy,omitempty"`
+	// ResourceClaims are DRA claims for GPUs and host devices; no DRA driver offers them here.
+	// +optional
+	ResourceClaims []k8sv1.PodResourceClaim `json:"resourceClaims,omitempty"`
+	// Architecture is the guest's CPU architecture; KubeVirt writes amd64 into every
+	// instance. Only amd64 runs here.
+	// +optional
+	Architecture string `json:"architecture,omitempty"`
 	// AccessCredentials are SSH keys put into the guest at boot.
 	// +kubebuilder:validation:MaxItems=64
 	// +optional
@@ -172,7 +211,32 @@ type Handler struct {
 	HTTPGet *k8sv1.HTTPGetAction `json:"httpGet,omitempty"`
 	// +optional
 	TCPSocket *k8sv1.TCPSocketAction `json:"tcpSocket,omitempty"`
+	// Exec runs a command in the guest through the guest agent; refused while there is none.
+	// +optional
+	Exec *k8sv1.ExecAction `json:"exec,omitempty"`
+	// GuestAgentPing pings the guest agent; refused while there is none.
+	// +optional
+	GuestAgentPing *GuestAgentPing `json:"guestAgentPing,omitempty"`
 }
+
+// GuestAgentPing is a probe that pings the guest agent.
+type GuestAgentPing struct{}
+
+// EvictionStrategy is what a node drain does to an instance.
+type EvictionStrategy string
+
+const (
+	EvictionStrategyNone                  EvictionStrategy = "None"
+	EvictionStrategyLiveMigrate           EvictionStrategy = "LiveMigrate"
+	EvictionStrategyLiveMigrateIfPossible EvictionStrategy = "LiveMigrateIfPossible"
+	EvictionStrategyExternal              EvictionStrategy = "External"
+)
+
+// StartStrategy is how the guest starts.
+type StartStrategy string
+
+// StartStrategyPaused starts the guest paused.
+const StartStrategyPaused StartStrategy = "Paused"
 
 // VirtualMachineInstancePhase is where an instance is in its life.
 type VirtualMachineInstancePhase string

@@ -18,6 +18,7 @@ import (
 	time "time"
 
 	versioned "github.com/vmctl/vmctl/client/clientset/versioned"
+	instancetype "github.com/vmctl/vmctl/client/informers/externalversions/instancetype"
 	internalinterfaces "github.com/vmctl/vmctl/client/informers/externalversions/internalinterfaces"
 	kubevirt "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -249,7 +250,12 @@ type SharedInformerFactory interface {
 	// client.
 	InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer
 
+	Instancetype() instancetype.Interface
 	Kubevirt() kubevirt.Interface
+}
+
+func (f *sharedInformerFactory) Instancetype() instancetype.Interface {
+	return instancetype.New(f, f.namespace, f.tweakListOptions)
 }
 
 func (f *sharedInformerFactory) Kubevirt() kubevirt.Interface {

@@ -90,21 +90,14 @@ func validateVolumes(path *field.Path, volumes []v1.Volume) field.ErrorList {
 			errs = append(errs, field.Duplicate(p.Child("name"), vol.Name))
 		}
 		seen[vol.Name] = true
-		if n := countSources(&vol.VolumeSource); n != 1 {
+		if vol.Ephemeral != nil && vol.Ephemeral.PersistentVolumeClaim == nil {
+			errs = append(errs, field.Required(p.Child("ephemeral", "persistentVolumeClaim"), "an ephemeral volume wraps a persistentVolumeClaim"))
+		}
+		if n := len(vol.SourceKinds()); n != 1 {
 			errs = append(errs, field.Invalid(p, vol.Name, fmt.Sprintf("must set exactly one volume source, found %d", n)))
 		}
 	}
 	return errs
-}
-
-func countSources(s *v1.VolumeSource) int {
-	n := 0
-	for _, set := range []bool{s.ContainerDisk != nil, s.CloudInitNoCloud != nil, s.CloudInitConfigDrive != nil, s.EmptyDisk != nil, s.PersistentVolumeClaim != nil} {
-		if set {
-			n++
-		}
-	}
-	return n
 }
 
 // ValidateReplicaSetSpec checks a VirtualMachineInstanceReplicaSet's spec.

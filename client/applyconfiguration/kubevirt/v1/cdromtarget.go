@@ -21,9 +21,12 @@ import (
 //
 // CDRomTarget presents a volume as a CD-ROM.
 type CDRomTargetApplyConfiguration struct {
+	// Bus defaults to sata.
 	Bus *kubevirtv1.DiskBus `json:"bus,omitempty"`
 	// ReadOnly defaults to true.
 	ReadOnly *bool `json:"readonly,omitempty"`
+	// Tray is open or closed (the default).
+	Tray *string `json:"tray,omitempty"`
 }
 
 // CDRomTargetApplyConfiguration constructs a declarative configuration of the CDRomTarget type for use with
@@ -45,5 +48,13 @@ func (b *CDRomTargetApplyConfiguration) WithBus(value kubevirtv1.DiskBus) *CDRom
 // If called multiple times, the ReadOnly field is set to the value of the last call.
 func (b *CDRomTargetApplyConfiguration) WithReadOnly(value bool) *CDRomTargetApplyConfiguration {
 	b.ReadOnly = &value
+	return b
+}
+
+// WithTray sets the Tray field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Tray field is set to the value of the last call.
+func (b *CDRomTargetApplyConfiguration) WithTray(value string) *CDRomTargetApplyConfiguration {
+	b.Tray = &value
 	return b
 }

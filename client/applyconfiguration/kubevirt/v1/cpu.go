@@ -20,8 +20,24 @@ type CPUApplyConfiguration struct {
 	Cores   *uint32 `json:"cores,omitempty"`
 	Sockets *uint32 `json:"sockets,omitempty"`
 	Threads *uint32 `json:"threads,omitempty"`
-	// Model is a libvirt CPU model, or host-model / host-passthrough.
+	// MaxSockets is the most sockets CPU hotplug may reach.
+	MaxSockets *uint32 `json:"maxSockets,omitempty"`
+	// Model is a libvirt CPU model, or host-model / host-passthrough. A node without KVM
+	// emulates: there host-model and host-passthrough fall back to QEMU's emulated CPU
+	// (see docs/guests.md), a named model is emulated as asked.
 	Model *string `json:"model,omitempty"`
+	// Features switches single CPU features on or off.
+	Features []CPUFeatureApplyConfiguration `json:"features,omitempty"`
+	// DedicatedCPUPlacement pins each vCPU to a dedicated host CPU (needs the kubelet's
+	// static CPU manager policy).
+	DedicatedCPUPlacement *bool `json:"dedicatedCpuPlacement,omitempty"`
+	// NUMA mirrors the host's NUMA placement into the guest (needs dedicated CPUs and
+	// hugepages).
+	NUMA *NUMAApplyConfiguration `json:"numa,omitempty"`
+	// IsolateEmulatorThread gives QEMU's emulator thread a dedicated CPU too.
+	IsolateEmulatorThread *bool `json:"isolateEmulatorThread,omitempty"`
+	// Realtime tunes the vCPUs for real-time work (needs dedicated CPUs).
+	Realtime *RealtimeApplyConfiguration `json:"realtime,omitempty"`
 }
 
 // CPUApplyConfiguration constructs a declarative configuration of the CPU type for use with
@@ -54,10 +70,63 @@ func (b *CPUApplyConfiguration) WithThreads(value uint32) *CPUApplyConfiguration
 	return b
 }
 
+// WithMaxSockets sets the MaxSockets field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MaxSockets field is set to the value of the last call.
+func (b *CPUApplyConfiguration) WithMaxSockets(value uint32) *CPUApplyConfiguration {
+	b.MaxSockets = &value
+	return b
+}
+
 // WithModel sets the Model field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Model field is set to the value of the last call.
 func (b *CPUApplyConfiguration) WithModel(value string) *CPUApplyConfiguration {
 	b.Model = &value
+	return b
+}
+
+// WithFeatures adds the given value to the Features field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Features field.
+func (b *CPUApplyConfiguration) WithFeatures(values ...*CPUFeatureApplyConfiguration) *CPUApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithFeatures")
+		}
+		b.Features = append(b.Features, *values[i])
+	}
+	return b
+}
+
+// WithDedicatedCPUPlacement sets the DedicatedCPUPlacement field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DedicatedCPUPlacement field is set to the value of the last call.
+func (b *CPUApplyConfiguration) WithDedicatedCPUPlacement(value bool) *CPUApplyConfiguration {
+	b.DedicatedCPUPlacement = &value
+	return b
+}
+
+// WithNUMA sets the NUMA field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NUMA field is set to the value of the last call.
+func (b *CPUApplyConfiguration) WithNUMA(value *NUMAApplyConfiguration) *CPUApplyConfiguration {
+	b.NUMA = value
+	return b
+}
+
+// WithIsolateEmulatorThread sets the IsolateEmulatorThread field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the IsolateEmulatorThread field is set to the value of the last call.
+func (b *CPUApplyConfiguration) WithIsolateEmulatorThread(value bool) *CPUApplyConfiguration {
+	b.IsolateEmulatorThread = &value
+	return b
+}
+
+// WithRealtime sets the Realtime field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Realtime field is set to the value of the last call.
+func (b *CPUApplyConfiguration) WithRealtime(value *RealtimeApplyConfiguration) *CPUApplyConfiguration {
+	b.Realtime = value
 	return b
 }

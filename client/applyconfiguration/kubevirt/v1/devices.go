@@ -12,22 +12,77 @@ You may obtain a copy of the License at
 
 package v1
 
+import (
+	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
 // DevicesApplyConfiguration represents a declarative configuration of the Devices type for use
 // with apply.
 //
-// Devices are the guest's disks and network interfaces.
+// Devices are the guest's virtual devices. Fields this platform cannot give a guest (GPUs,
+// host devices, SR-IOV, virtiofs ...) are part of the schema so KubeVirt manifests decode;
+// admission refuses them naming what the cluster lacks.
 type DevicesApplyConfiguration struct {
-	Disks      []DiskApplyConfiguration      `json:"disks,omitempty"`
-	Interfaces []InterfaceApplyConfiguration `json:"interfaces,omitempty"`
+	// UseVirtioTransitional presents virtio devices in the transitional (virtio 0.9) model for
+	// old guests.
+	UseVirtioTransitional *bool `json:"useVirtioTransitional,omitempty"`
+	// DisableHotplug disables disk hotplug (which this platform does not offer anyway).
+	DisableHotplug *bool                         `json:"disableHotplug,omitempty"`
+	Disks          []DiskApplyConfiguration      `json:"disks,omitempty"`
+	Watchdog       *WatchdogApplyConfiguration   `json:"watchdog,omitempty"`
+	Interfaces     []InterfaceApplyConfiguration `json:"interfaces,omitempty"`
+	Inputs         []InputApplyConfiguration     `json:"inputs,omitempty"`
 	// AutoattachPodInterface adds a masquerade interface on the pod network when no interface
 	// is listed; defaults to true.
 	AutoattachPodInterface *bool `json:"autoattachPodInterface,omitempty"`
+	// AutoattachGraphicsDevice adds a VGA device; defaults to true.
+	AutoattachGraphicsDevice *bool `json:"autoattachGraphicsDevice,omitempty"`
+	// AutoattachSerialConsole adds the serial console (virtctl console); defaults to true.
+	AutoattachSerialConsole *bool `json:"autoattachSerialConsole,omitempty"`
+	// LogSerialConsole streams the serial console to the guest-console-log container;
+	// defaults to true.
+	LogSerialConsole *bool `json:"logSerialConsole,omitempty"`
+	// AutoattachMemBalloon adds a virtio memory balloon; defaults to true.
+	AutoattachMemBalloon *bool `json:"autoattachMemBalloon,omitempty"`
+	// AutoattachInputDevice adds a USB tablet; defaults to false.
+	AutoattachInputDevice *bool `json:"autoattachInputDevice,omitempty"`
+	// AutoattachVSOCK adds a virtio vsock device; defaults to false.
+	AutoattachVSOCK *bool `json:"autoattachVSOCK,omitempty"`
+	// Rng adds a virtio random number generator fed by the host's /dev/urandom.
+	Rng *kubevirtv1.Rng `json:"rng,omitempty"`
+	// BlockMultiQueue gives virtio disks one queue per vCPU.
+	BlockMultiQueue *bool `json:"blockMultiQueue,omitempty"`
+	// NetworkInterfaceMultiQueue gives virtio interfaces one queue per vCPU.
+	NetworkInterfaceMultiQueue *bool                                `json:"networkInterfaceMultiqueue,omitempty"`
+	GPUs                       []GPUApplyConfiguration              `json:"gpus,omitempty"`
+	DownwardMetrics            *kubevirtv1.DownwardMetrics          `json:"downwardMetrics,omitempty"`
+	Filesystems                []FilesystemApplyConfiguration       `json:"filesystems,omitempty"`
+	HostDevices                []HostDeviceApplyConfiguration       `json:"hostDevices,omitempty"`
+	ClientPassthrough          *kubevirtv1.ClientPassthroughDevices `json:"clientPassthrough,omitempty"`
+	Sound                      *SoundDeviceApplyConfiguration       `json:"sound,omitempty"`
+	TPM                        *TPMDeviceApplyConfiguration         `json:"tpm,omitempty"`
 }
 
 // DevicesApplyConfiguration constructs a declarative configuration of the Devices type for use with
 // apply.
 func Devices() *DevicesApplyConfiguration {
 	return &DevicesApplyConfiguration{}
+}
+
+// WithUseVirtioTransitional sets the UseVirtioTransitional field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the UseVirtioTransitional field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithUseVirtioTransitional(value bool) *DevicesApplyConfiguration {
+	b.UseVirtioTransitional = &value
+	return b
+}
+
+// WithDisableHotplug sets the DisableHotplug field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DisableHotplug field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithDisableHotplug(value bool) *DevicesApplyConfiguration {
+	b.DisableHotplug = &value
+	return b
 }
 
 // WithDisks adds the given value to the Disks field in the declarative configuration
@@ -40,6 +95,14 @@ func (b *DevicesApplyConfiguration) WithDisks(values ...*DiskApplyConfiguration)
 		}
 		b.Disks = append(b.Disks, *values[i])
 	}
+	return b
+}
+
+// WithWatchdog sets the Watchdog field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Watchdog field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithWatchdog(value *WatchdogApplyConfiguration) *DevicesApplyConfiguration {
+	b.Watchdog = value
 	return b
 }
 
@@ -56,10 +119,166 @@ func (b *DevicesApplyConfiguration) WithInterfaces(values ...*InterfaceApplyConf
 	return b
 }
 
+// WithInputs adds the given value to the Inputs field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Inputs field.
+func (b *DevicesApplyConfiguration) WithInputs(values ...*InputApplyConfiguration) *DevicesApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithInputs")
+		}
+		b.Inputs = append(b.Inputs, *values[i])
+	}
+	return b
+}
+
 // WithAutoattachPodInterface sets the AutoattachPodInterface field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the AutoattachPodInterface field is set to the value of the last call.
 func (b *DevicesApplyConfiguration) WithAutoattachPodInterface(value bool) *DevicesApplyConfiguration {
 	b.AutoattachPodInterface = &value
+	return b
+}
+
+// WithAutoattachGraphicsDevice sets the AutoattachGraphicsDevice field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AutoattachGraphicsDevice field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithAutoattachGraphicsDevice(value bool) *DevicesApplyConfiguration {
+	b.AutoattachGraphicsDevice = &value
+	return b
+}
+
+// WithAutoattachSerialConsole sets the AutoattachSerialConsole field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AutoattachSerialConsole field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithAutoattachSerialConsole(value bool) *DevicesApplyConfiguration {
+	b.AutoattachSerialConsole = &value
+	return b
+}
+
+// WithLogSerialConsole sets the LogSerialConsole field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LogSerialConsole field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithLogSerialConsole(value bool) *DevicesApplyConfiguration {
+	b.LogSerialConsole = &value
+	return b
+}
+
+// WithAutoattachMemBalloon sets the AutoattachMemBalloon field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AutoattachMemBalloon field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithAutoattachMemBalloon(value bool) *DevicesApplyConfiguration {
+	b.AutoattachMemBalloon = &value
+	return b
+}
+
+// WithAutoattachInputDevice sets the AutoattachInputDevice field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AutoattachInputDevice field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithAutoattachInputDevice(value bool) *DevicesApplyConfiguration {
+	b.AutoattachInputDevice = &value
+	return b
+}
+
+// WithAutoattachVSOCK sets the AutoattachVSOCK field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AutoattachVSOCK field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithAutoattachVSOCK(value bool) *DevicesApplyConfiguration {
+	b.AutoattachVSOCK = &value
+	return b
+}
+
+// WithRng sets the Rng field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Rng field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithRng(value kubevirtv1.Rng) *DevicesApplyConfiguration {
+	b.Rng = &value
+	return b
+}
+
+// WithBlockMultiQueue sets the BlockMultiQueue field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the BlockMultiQueue field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithBlockMultiQueue(value bool) *DevicesApplyConfiguration {
+	b.BlockMultiQueue = &value
+	return b
+}
+
+// WithNetworkInterfaceMultiQueue sets the NetworkInterfaceMultiQueue field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NetworkInterfaceMultiQueue field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithNetworkInterfaceMultiQueue(value bool) *DevicesApplyConfiguration {
+	b.NetworkInterfaceMultiQueue = &value
+	return b
+}
+
+// WithGPUs adds the given value to the GPUs field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the GPUs field.
+func (b *DevicesApplyConfiguration) WithGPUs(values ...*GPUApplyConfiguration) *DevicesApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithGPUs")
+		}
+		b.GPUs = append(b.GPUs, *values[i])
+	}
+	return b
+}
+
+// WithDownwardMetrics sets the DownwardMetrics field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DownwardMetrics field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithDownwardMetrics(value kubevirtv1.DownwardMetrics) *DevicesApplyConfiguration {
+	b.DownwardMetrics = &value
+	return b
+}
+
+// WithFilesystems adds the given value to the Filesystems field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Filesystems field.
+func (b *DevicesApplyConfiguration) WithFilesystems(values ...*FilesystemApplyConfiguration) *DevicesApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithFilesystems")
+		}
+		b.Filesystems = append(b.Filesystems, *values[i])
+	}
+	return b
+}
+
+// WithHostDevices adds the given value to the HostDevices field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the HostDevices field.
+func (b *DevicesApplyConfiguration) WithHostDevices(values ...*HostDeviceApplyConfiguration) *DevicesApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithHostDevices")
+		}
+		b.HostDevices = append(b.HostDevices, *values[i])
+	}
+	return b
+}
+
+// WithClientPassthrough sets the ClientPassthrough field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ClientPassthrough field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithClientPassthrough(value kubevirtv1.ClientPassthroughDevices) *DevicesApplyConfiguration {
+	b.ClientPassthrough = &value
+	return b
+}
+
+// WithSound sets the Sound field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Sound field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithSound(value *SoundDeviceApplyConfiguration) *DevicesApplyConfiguration {
+	b.Sound = value
+	return b
+}
+
+// WithTPM sets the TPM field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the TPM field is set to the value of the last call.
+func (b *DevicesApplyConfiguration) WithTPM(value *TPMDeviceApplyConfiguration) *DevicesApplyConfiguration {
+	b.TPM = value
 	return b
 }

@@ -12,6 +12,10 @@ You may obtain a copy of the License at
 
 package v1
 
+import (
+	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
 // DiskApplyConfiguration represents a declarative configuration of the Disk type for use
 // with apply.
 //
@@ -19,9 +23,25 @@ package v1
 type DiskApplyConfiguration struct {
 	Name                         *string `json:"name,omitempty"`
 	DiskDeviceApplyConfiguration `json:",inline"`
-	// BootOrder sets the boot priority: lower boots first.
+	// BootOrder sets the boot priority: lower boots first. Devices without one are not
+	// tried when any disk or interface has one.
 	BootOrder *uint   `json:"bootOrder,omitempty"`
 	Serial    *string `json:"serial,omitempty"`
+	// DedicatedIOThread gives this disk an I/O thread of its own.
+	DedicatedIOThread *bool `json:"dedicatedIOThread,omitempty"`
+	// Cache is QEMU's cache mode: none, writethrough or writeback. Empty: none where the file
+	// system allows O_DIRECT, else writethrough.
+	Cache *kubevirtv1.DriverCache `json:"cache,omitempty"`
+	// IO is QEMU's I/O mode: native, threads or default.
+	IO *kubevirtv1.DriverIO `json:"io,omitempty"`
+	// Tag is shown to the guest in the config drive's device metadata.
+	Tag       *string                      `json:"tag,omitempty"`
+	BlockSize *BlockSizeApplyConfiguration `json:"blockSize,omitempty"`
+	// Shareable lets several guests write the disk at once (no host cache).
+	Shareable *bool `json:"shareable,omitempty"`
+	// ErrorPolicy is what the guest sees on an I/O error: stop (the default), ignore, report
+	// or enospace.
+	ErrorPolicy *kubevirtv1.DiskErrorPolicy `json:"errorPolicy,omitempty"`
 }
 
 // DiskApplyConfiguration constructs a declarative configuration of the Disk type for use with
@@ -46,6 +66,14 @@ func (b *DiskApplyConfiguration) WithDisk(value *DiskTargetApplyConfiguration) *
 	return b
 }
 
+// WithLUN sets the LUN field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LUN field is set to the value of the last call.
+func (b *DiskApplyConfiguration) WithLUN(value *LunTargetApplyConfiguration) *DiskApplyConfiguration {
+	b.DiskDeviceApplyConfiguration.LUN = value
+	return b
+}
+
 // WithCDRom sets the CDRom field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the CDRom field is set to the value of the last call.
@@ -67,5 +95,61 @@ func (b *DiskApplyConfiguration) WithBootOrder(value uint) *DiskApplyConfigurati
 // If called multiple times, the Serial field is set to the value of the last call.
 func (b *DiskApplyConfiguration) WithSerial(value string) *DiskApplyConfiguration {
 	b.Serial = &value
+	return b
+}
+
+// WithDedicatedIOThread sets the DedicatedIOThread field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DedicatedIOThread field is set to the value of the last call.
+func (b *DiskApplyConfiguration) WithDedicatedIOThread(value bool) *DiskApplyConfiguration {
+	b.DedicatedIOThread = &value
+	return b
+}
+
+// WithCache sets the Cache field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Cache field is set to the value of the last call.
+func (b *DiskApplyConfiguration) WithCache(value kubevirtv1.DriverCache) *DiskApplyConfiguration {
+	b.Cache = &value
+	return b
+}
+
+// WithIO sets the IO field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the IO field is set to the value of the last call.
+func (b *DiskApplyConfiguration) WithIO(value kubevirtv1.DriverIO) *DiskApplyConfiguration {
+	b.IO = &value
+	return b
+}
+
+// WithTag sets the Tag field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Tag field is set to the value of the last call.
+func (b *DiskApplyConfiguration) WithTag(value string) *DiskApplyConfiguration {
+	b.Tag = &value
+	return b
+}
+
+// WithBlockSize sets the BlockSize field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the BlockSize field is set to the value of the last call.
+func (b *DiskApplyConfiguration) WithBlockSize(value *BlockSizeApplyConfiguration) *DiskApplyConfiguration {
+	b.BlockSize = value
+	return b
+}
+
+// WithShareable sets the Shareable field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Shareable field is set to the value of the last call.
+func (b *DiskApplyConfiguration) WithShareable(value bool) *DiskApplyConfiguration {
+	b.Shareable = &value
+	return b
+}
+
+// WithErrorPolicy sets the ErrorPolicy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ErrorPolicy field is set to the value of the last call.
+func (b *DiskApplyConfiguration) WithErrorPolicy(value kubevirtv1.DiskErrorPolicy) *DiskApplyConfiguration {
+	b.ErrorPolicy = &value
 	return b
 }

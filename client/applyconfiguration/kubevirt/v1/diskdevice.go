@@ -17,7 +17,9 @@ package v1
 //
 // DiskDevice is how a disk is presented to the guest: exactly one of its fields, or none for a disk.
 type DiskDeviceApplyConfiguration struct {
-	Disk  *DiskTargetApplyConfiguration  `json:"disk,omitempty"`
+	Disk *DiskTargetApplyConfiguration `json:"disk,omitempty"`
+	// LUN passes SCSI commands through to the volume (needs a block volume).
+	LUN   *LunTargetApplyConfiguration   `json:"lun,omitempty"`
 	CDRom *CDRomTargetApplyConfiguration `json:"cdrom,omitempty"`
 }
 
@@ -32,6 +34,14 @@ func DiskDevice() *DiskDeviceApplyConfiguration {
 // If called multiple times, the Disk field is set to the value of the last call.
 func (b *DiskDeviceApplyConfiguration) WithDisk(value *DiskTargetApplyConfiguration) *DiskDeviceApplyConfiguration {
 	b.Disk = value
+	return b
+}
+
+// WithLUN sets the LUN field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LUN field is set to the value of the last call.
+func (b *DiskDeviceApplyConfiguration) WithLUN(value *LunTargetApplyConfiguration) *DiskDeviceApplyConfiguration {
+	b.LUN = value
 	return b
 }
 

@@ -21,8 +21,11 @@ import (
 //
 // DiskTarget presents a volume as a hard disk.
 type DiskTargetApplyConfiguration struct {
+	// Bus defaults to sata, as KubeVirt does on x86_64.
 	Bus      *kubevirtv1.DiskBus `json:"bus,omitempty"`
 	ReadOnly *bool               `json:"readonly,omitempty"`
+	// PCIAddress places a virtio disk at this guest PCI address, e.g. 0000:81:01.0.
+	PciAddress *string `json:"pciAddress,omitempty"`
 }
 
 // DiskTargetApplyConfiguration constructs a declarative configuration of the DiskTarget type for use with
@@ -44,5 +47,13 @@ func (b *DiskTargetApplyConfiguration) WithBus(value kubevirtv1.DiskBus) *DiskTa
 // If called multiple times, the ReadOnly field is set to the value of the last call.
 func (b *DiskTargetApplyConfiguration) WithReadOnly(value bool) *DiskTargetApplyConfiguration {
 	b.ReadOnly = &value
+	return b
+}
+
+// WithPciAddress sets the PciAddress field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PciAddress field is set to the value of the last call.
+func (b *DiskTargetApplyConfiguration) WithPciAddress(value string) *DiskTargetApplyConfiguration {
+	b.PciAddress = &value
 	return b
 }

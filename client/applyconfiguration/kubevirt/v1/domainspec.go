@@ -12,10 +12,15 @@ You may obtain a copy of the License at
 
 package v1
 
+import (
+	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
 // DomainSpecApplyConfiguration represents a declarative configuration of the DomainSpec type for use
 // with apply.
 //
-// DomainSpec is the virtual hardware of an instance.
+// DomainSpec is the virtual hardware of an instance. Its memory rule is on the objects that
+// embed it (instance, replica set template, VirtualMachine without an instance type).
 type DomainSpecApplyConfiguration struct {
 	// Resources are the compute resources the instance's pod requests.
 	Resources *ResourceRequirementsApplyConfiguration `json:"resources,omitempty"`
@@ -23,7 +28,20 @@ type DomainSpecApplyConfiguration struct {
 	Memory    *MemoryApplyConfiguration               `json:"memory,omitempty"`
 	Machine   *MachineApplyConfiguration              `json:"machine,omitempty"`
 	Firmware  *FirmwareApplyConfiguration             `json:"firmware,omitempty"`
-	Devices   *DevicesApplyConfiguration              `json:"devices,omitempty"`
+	// Clock is the guest's clock offset and timers.
+	Clock *ClockApplyConfiguration `json:"clock,omitempty"`
+	// Features are the ACPI, APIC, SMM, Hyper-V and KVM features shown to the guest.
+	Features *FeaturesApplyConfiguration `json:"features,omitempty"`
+	Devices  *DevicesApplyConfiguration  `json:"devices,omitempty"`
+	// IOThreadsPolicy gives disks QEMU I/O threads: shared (one for all) or auto (a pool).
+	IOThreadsPolicy *kubevirtv1.IOThreadsPolicy `json:"ioThreadsPolicy,omitempty"`
+	// IOThreads sizes the supplementalPool policy.
+	IOThreads *DiskIOThreadsApplyConfiguration `json:"ioThreads,omitempty"`
+	// Chassis is the SMBIOS chassis information.
+	Chassis *ChassisApplyConfiguration `json:"chassis,omitempty"`
+	// LaunchSecurity asks for confidential computing (AMD SEV); no node here offers it, so
+	// admission refuses it.
+	LaunchSecurity *LaunchSecurityApplyConfiguration `json:"launchSecurity,omitempty"`
 }
 
 // DomainSpecApplyConfiguration constructs a declarative configuration of the DomainSpec type for use with
@@ -72,10 +90,58 @@ func (b *DomainSpecApplyConfiguration) WithFirmware(value *FirmwareApplyConfigur
 	return b
 }
 
+// WithClock sets the Clock field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Clock field is set to the value of the last call.
+func (b *DomainSpecApplyConfiguration) WithClock(value *ClockApplyConfiguration) *DomainSpecApplyConfiguration {
+	b.Clock = value
+	return b
+}
+
+// WithFeatures sets the Features field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Features field is set to the value of the last call.
+func (b *DomainSpecApplyConfiguration) WithFeatures(value *FeaturesApplyConfiguration) *DomainSpecApplyConfiguration {
+	b.Features = value
+	return b
+}
+
 // WithDevices sets the Devices field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Devices field is set to the value of the last call.
 func (b *DomainSpecApplyConfiguration) WithDevices(value *DevicesApplyConfiguration) *DomainSpecApplyConfiguration {
 	b.Devices = value
+	return b
+}
+
+// WithIOThreadsPolicy sets the IOThreadsPolicy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the IOThreadsPolicy field is set to the value of the last call.
+func (b *DomainSpecApplyConfiguration) WithIOThreadsPolicy(value kubevirtv1.IOThreadsPolicy) *DomainSpecApplyConfiguration {
+	b.IOThreadsPolicy = &value
+	return b
+}
+
+// WithIOThreads sets the IOThreads field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the IOThreads field is set to the value of the last call.
+func (b *DomainSpecApplyConfiguration) WithIOThreads(value *DiskIOThreadsApplyConfiguration) *DomainSpecApplyConfiguration {
+	b.IOThreads = value
+	return b
+}
+
+// WithChassis sets the Chassis field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Chassis field is set to the value of the last call.
+func (b *DomainSpecApplyConfiguration) WithChassis(value *ChassisApplyConfiguration) *DomainSpecApplyConfiguration {
+	b.Chassis = value
+	return b
+}
+
+// WithLaunchSecurity sets the LaunchSecurity field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LaunchSecurity field is set to the value of the last call.
+func (b *DomainSpecApplyConfiguration) WithLaunchSecurity(value *LaunchSecurityApplyConfiguration) *DomainSpecApplyConfiguration {
+	b.LaunchSecurity = value
 	return b
 }

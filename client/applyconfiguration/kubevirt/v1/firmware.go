@@ -30,6 +30,8 @@ type FirmwareApplyConfiguration struct {
 	// Bootloader is the firmware that boots the guest's disks: BIOS (SeaBIOS, the default)
 	// or EFI (OVMF).
 	Bootloader *BootloaderApplyConfiguration `json:"bootloader,omitempty"`
+	// ACPI adds tables (SLIC, MSDM) from secret volumes.
+	ACPI *ACPIApplyConfiguration `json:"acpi,omitempty"`
 }
 
 // FirmwareApplyConfiguration constructs a declarative configuration of the Firmware type for use with
@@ -67,5 +69,13 @@ func (b *FirmwareApplyConfiguration) WithKernelBoot(value *KernelBootApplyConfig
 // If called multiple times, the Bootloader field is set to the value of the last call.
 func (b *FirmwareApplyConfiguration) WithBootloader(value *BootloaderApplyConfiguration) *FirmwareApplyConfiguration {
 	b.Bootloader = value
+	return b
+}
+
+// WithACPI sets the ACPI field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ACPI field is set to the value of the last call.
+func (b *FirmwareApplyConfiguration) WithACPI(value *ACPIApplyConfiguration) *FirmwareApplyConfiguration {
+	b.ACPI = value
 	return b
 }

@@ -13,6 +13,7 @@ You may obtain a copy of the License at
 package v1
 
 import (
+	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -23,6 +24,10 @@ import (
 type HandlerApplyConfiguration struct {
 	HTTPGet   *corev1.HTTPGetAction   `json:"httpGet,omitempty"`
 	TCPSocket *corev1.TCPSocketAction `json:"tcpSocket,omitempty"`
+	// Exec runs a command in the guest through the guest agent; refused while there is none.
+	Exec *corev1.ExecAction `json:"exec,omitempty"`
+	// GuestAgentPing pings the guest agent; refused while there is none.
+	GuestAgentPing *kubevirtv1.GuestAgentPing `json:"guestAgentPing,omitempty"`
 }
 
 // HandlerApplyConfiguration constructs a declarative configuration of the Handler type for use with
@@ -44,5 +49,21 @@ func (b *HandlerApplyConfiguration) WithHTTPGet(value corev1.HTTPGetAction) *Han
 // If called multiple times, the TCPSocket field is set to the value of the last call.
 func (b *HandlerApplyConfiguration) WithTCPSocket(value corev1.TCPSocketAction) *HandlerApplyConfiguration {
 	b.TCPSocket = &value
+	return b
+}
+
+// WithExec sets the Exec field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Exec field is set to the value of the last call.
+func (b *HandlerApplyConfiguration) WithExec(value corev1.ExecAction) *HandlerApplyConfiguration {
+	b.Exec = &value
+	return b
+}
+
+// WithGuestAgentPing sets the GuestAgentPing field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the GuestAgentPing field is set to the value of the last call.
+func (b *HandlerApplyConfiguration) WithGuestAgentPing(value kubevirtv1.GuestAgentPing) *HandlerApplyConfiguration {
+	b.GuestAgentPing = &value
 	return b
 }

@@ -22,12 +22,29 @@ import (
 // Interface is a guest network interface; it attaches to the network of the same name.
 type InterfaceApplyConfiguration struct {
 	Name *string `json:"name,omitempty"`
-	// Model is the emulated NIC, such as virtio or e1000.
+	// Model is the emulated NIC: virtio (the default), e1000, e1000e, igb, ne2k_pci, pcnet
+	// or rtl8139.
 	Model                                    *string `json:"model,omitempty"`
 	InterfaceBindingMethodApplyConfiguration `json:",inline"`
-	// Ports limits which ports a masquerade interface forwards; empty forwards all.
-	Ports      []PortApplyConfiguration `json:"ports,omitempty"`
-	MacAddress *string                  `json:"macAddress,omitempty"`
+	// Binding names a network binding plugin; none is installed here.
+	Binding *PluginBindingApplyConfiguration `json:"binding,omitempty"`
+	// Ports limits which ports a masquerade interface forwards to the guest; empty
+	// forwards all.
+	Ports []PortApplyConfiguration `json:"ports,omitempty"`
+	// MacAddress is the guest's MAC, e.g. de:ad:00:00:be:af or DE-AD-00-00-BE-AF.
+	MacAddress *string `json:"macAddress,omitempty"`
+	// BootOrder lets firmware boot from this interface (PXE): lower boots first.
+	BootOrder *uint `json:"bootOrder,omitempty"`
+	// PciAddress places the NIC at this guest PCI address, e.g. 0000:81:01.0.
+	PciAddress *string `json:"pciAddress,omitempty"`
+	// DHCPOptions are extra options the in-pod DHCP server hands a bridge interface.
+	DHCPOptions *DHCPOptionsApplyConfiguration `json:"dhcpOptions,omitempty"`
+	// Tag is shown to the guest in the config drive's device metadata.
+	Tag *string `json:"tag,omitempty"`
+	// ACPIIndex names the NIC stably in the guest (e.g. eno<index>).
+	ACPIIndex *int `json:"acpiIndex,omitempty"`
+	// State is up (empty), down or absent.
+	State *string `json:"state,omitempty"`
 }
 
 // InterfaceApplyConfiguration constructs a declarative configuration of the Interface type for use with
@@ -60,11 +77,59 @@ func (b *InterfaceApplyConfiguration) WithBridge(value kubevirtv1.InterfaceBridg
 	return b
 }
 
+// WithSlirp sets the Slirp field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Slirp field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithSlirp(value kubevirtv1.InterfaceSlirp) *InterfaceApplyConfiguration {
+	b.InterfaceBindingMethodApplyConfiguration.Slirp = &value
+	return b
+}
+
 // WithMasquerade sets the Masquerade field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Masquerade field is set to the value of the last call.
 func (b *InterfaceApplyConfiguration) WithMasquerade(value kubevirtv1.InterfaceMasquerade) *InterfaceApplyConfiguration {
 	b.InterfaceBindingMethodApplyConfiguration.Masquerade = &value
+	return b
+}
+
+// WithSRIOV sets the SRIOV field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SRIOV field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithSRIOV(value kubevirtv1.InterfaceSRIOV) *InterfaceApplyConfiguration {
+	b.InterfaceBindingMethodApplyConfiguration.SRIOV = &value
+	return b
+}
+
+// WithMacvtap sets the Macvtap field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Macvtap field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithMacvtap(value kubevirtv1.InterfaceMacvtap) *InterfaceApplyConfiguration {
+	b.InterfaceBindingMethodApplyConfiguration.Macvtap = &value
+	return b
+}
+
+// WithPasst sets the Passt field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Passt field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithPasst(value kubevirtv1.InterfacePasst) *InterfaceApplyConfiguration {
+	b.InterfaceBindingMethodApplyConfiguration.Passt = &value
+	return b
+}
+
+// WithPasstBinding sets the PasstBinding field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PasstBinding field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithPasstBinding(value kubevirtv1.InterfacePasstBinding) *InterfaceApplyConfiguration {
+	b.InterfaceBindingMethodApplyConfiguration.PasstBinding = &value
+	return b
+}
+
+// WithBinding sets the Binding field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Binding field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithBinding(value *PluginBindingApplyConfiguration) *InterfaceApplyConfiguration {
+	b.Binding = value
 	return b
 }
 
@@ -86,5 +151,53 @@ func (b *InterfaceApplyConfiguration) WithPorts(values ...*PortApplyConfiguratio
 // If called multiple times, the MacAddress field is set to the value of the last call.
 func (b *InterfaceApplyConfiguration) WithMacAddress(value string) *InterfaceApplyConfiguration {
 	b.MacAddress = &value
+	return b
+}
+
+// WithBootOrder sets the BootOrder field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the BootOrder field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithBootOrder(value uint) *InterfaceApplyConfiguration {
+	b.BootOrder = &value
+	return b
+}
+
+// WithPciAddress sets the PciAddress field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PciAddress field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithPciAddress(value string) *InterfaceApplyConfiguration {
+	b.PciAddress = &value
+	return b
+}
+
+// WithDHCPOptions sets the DHCPOptions field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DHCPOptions field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithDHCPOptions(value *DHCPOptionsApplyConfiguration) *InterfaceApplyConfiguration {
+	b.DHCPOptions = value
+	return b
+}
+
+// WithTag sets the Tag field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Tag field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithTag(value string) *InterfaceApplyConfiguration {
+	b.Tag = &value
+	return b
+}
+
+// WithACPIIndex sets the ACPIIndex field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ACPIIndex field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithACPIIndex(value int) *InterfaceApplyConfiguration {
+	b.ACPIIndex = &value
+	return b
+}
+
+// WithState sets the State field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the State field is set to the value of the last call.
+func (b *InterfaceApplyConfiguration) WithState(value string) *InterfaceApplyConfiguration {
+	b.State = &value
 	return b
 }

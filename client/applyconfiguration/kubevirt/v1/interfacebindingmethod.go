@@ -19,10 +19,22 @@ import (
 // InterfaceBindingMethodApplyConfiguration represents a declarative configuration of the InterfaceBindingMethod type for use
 // with apply.
 //
-// InterfaceBindingMethod is how the interface connects to the pod network: one of its fields.
+// InterfaceBindingMethod is how the interface connects to its network: one of its fields.
 type InterfaceBindingMethodApplyConfiguration struct {
-	Bridge     *kubevirtv1.InterfaceBridge     `json:"bridge,omitempty"`
+	// Bridge gives the guest the pod's IP and MAC (by DHCP) on an in-pod bridge.
+	Bridge *kubevirtv1.InterfaceBridge `json:"bridge,omitempty"`
+	// Slirp is QEMU's user networking; removed in KubeVirt 1.3, refused.
+	Slirp *kubevirtv1.InterfaceSlirp `json:"slirp,omitempty"`
+	// Masquerade puts the guest behind NAT on the pod IP.
 	Masquerade *kubevirtv1.InterfaceMasquerade `json:"masquerade,omitempty"`
+	// SRIOV passes an SR-IOV virtual function through; needs SR-IOV and Multus.
+	SRIOV *kubevirtv1.InterfaceSRIOV `json:"sriov,omitempty"`
+	// Macvtap is removed in KubeVirt 1.3, refused.
+	Macvtap *kubevirtv1.InterfaceMacvtap `json:"macvtap,omitempty"`
+	// Passt is removed in KubeVirt 1.3, refused.
+	Passt *kubevirtv1.InterfacePasst `json:"passt,omitempty"`
+	// PasstBinding connects through passt; needs the passt binding plugin.
+	PasstBinding *kubevirtv1.InterfacePasstBinding `json:"passtBinding,omitempty"`
 }
 
 // InterfaceBindingMethodApplyConfiguration constructs a declarative configuration of the InterfaceBindingMethod type for use with
@@ -39,10 +51,50 @@ func (b *InterfaceBindingMethodApplyConfiguration) WithBridge(value kubevirtv1.I
 	return b
 }
 
+// WithSlirp sets the Slirp field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Slirp field is set to the value of the last call.
+func (b *InterfaceBindingMethodApplyConfiguration) WithSlirp(value kubevirtv1.InterfaceSlirp) *InterfaceBindingMethodApplyConfiguration {
+	b.Slirp = &value
+	return b
+}
+
 // WithMasquerade sets the Masquerade field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Masquerade field is set to the value of the last call.
 func (b *InterfaceBindingMethodApplyConfiguration) WithMasquerade(value kubevirtv1.InterfaceMasquerade) *InterfaceBindingMethodApplyConfiguration {
 	b.Masquerade = &value
+	return b
+}
+
+// WithSRIOV sets the SRIOV field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SRIOV field is set to the value of the last call.
+func (b *InterfaceBindingMethodApplyConfiguration) WithSRIOV(value kubevirtv1.InterfaceSRIOV) *InterfaceBindingMethodApplyConfiguration {
+	b.SRIOV = &value
+	return b
+}
+
+// WithMacvtap sets the Macvtap field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Macvtap field is set to the value of the last call.
+func (b *InterfaceBindingMethodApplyConfiguration) WithMacvtap(value kubevirtv1.InterfaceMacvtap) *InterfaceBindingMethodApplyConfiguration {
+	b.Macvtap = &value
+	return b
+}
+
+// WithPasst sets the Passt field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Passt field is set to the value of the last call.
+func (b *InterfaceBindingMethodApplyConfiguration) WithPasst(value kubevirtv1.InterfacePasst) *InterfaceBindingMethodApplyConfiguration {
+	b.Passt = &value
+	return b
+}
+
+// WithPasstBinding sets the PasstBinding field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PasstBinding field is set to the value of the last call.
+func (b *InterfaceBindingMethodApplyConfiguration) WithPasstBinding(value kubevirtv1.InterfacePasstBinding) *InterfaceBindingMethodApplyConfiguration {
+	b.PasstBinding = &value
 	return b
 }

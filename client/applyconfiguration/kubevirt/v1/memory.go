@@ -23,6 +23,11 @@ import (
 type MemoryApplyConfiguration struct {
 	// Guest is the memory the guest sees; defaults to the memory request.
 	Guest *resource.Quantity `json:"guest,omitempty"`
+	// Hugepages backs the guest's memory with huge pages of this size; the node must have
+	// them (the pod requests hugepages-<size>).
+	Hugepages *HugepagesApplyConfiguration `json:"hugepages,omitempty"`
+	// MaxGuest is the most memory hotplug may reach.
+	MaxGuest *resource.Quantity `json:"maxGuest,omitempty"`
 }
 
 // MemoryApplyConfiguration constructs a declarative configuration of the Memory type for use with
@@ -36,5 +41,21 @@ func Memory() *MemoryApplyConfiguration {
 // If called multiple times, the Guest field is set to the value of the last call.
 func (b *MemoryApplyConfiguration) WithGuest(value resource.Quantity) *MemoryApplyConfiguration {
 	b.Guest = &value
+	return b
+}
+
+// WithHugepages sets the Hugepages field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Hugepages field is set to the value of the last call.
+func (b *MemoryApplyConfiguration) WithHugepages(value *HugepagesApplyConfiguration) *MemoryApplyConfiguration {
+	b.Hugepages = value
+	return b
+}
+
+// WithMaxGuest sets the MaxGuest field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MaxGuest field is set to the value of the last call.
+func (b *MemoryApplyConfiguration) WithMaxGuest(value resource.Quantity) *MemoryApplyConfiguration {
+	b.MaxGuest = &value
 	return b
 }

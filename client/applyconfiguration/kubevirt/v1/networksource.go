@@ -18,6 +18,8 @@ package v1
 // NetworkSource is exactly one kind of network.
 type NetworkSourceApplyConfiguration struct {
 	Pod *PodNetworkApplyConfiguration `json:"pod,omitempty"`
+	// Multus is a secondary network from a NetworkAttachmentDefinition; needs Multus.
+	Multus *MultusNetworkApplyConfiguration `json:"multus,omitempty"`
 }
 
 // NetworkSourceApplyConfiguration constructs a declarative configuration of the NetworkSource type for use with
@@ -31,5 +33,13 @@ func NetworkSource() *NetworkSourceApplyConfiguration {
 // If called multiple times, the Pod field is set to the value of the last call.
 func (b *NetworkSourceApplyConfiguration) WithPod(value *PodNetworkApplyConfiguration) *NetworkSourceApplyConfiguration {
 	b.Pod = value
+	return b
+}
+
+// WithMultus sets the Multus field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Multus field is set to the value of the last call.
+func (b *NetworkSourceApplyConfiguration) WithMultus(value *MultusNetworkApplyConfiguration) *NetworkSourceApplyConfiguration {
+	b.Multus = value
 	return b
 }

@@ -21,6 +21,8 @@ type PersistentVolumeClaimVolumeSourceApplyConfiguration struct {
 	// ClaimName is the PVC in the instance's namespace.
 	ClaimName *string `json:"claimName,omitempty"`
 	ReadOnly  *bool   `json:"readOnly,omitempty"`
+	// Hotpluggable marks a hotplugged volume; this platform has no hotplug.
+	Hotpluggable *bool `json:"hotpluggable,omitempty"`
 }
 
 // PersistentVolumeClaimVolumeSourceApplyConfiguration constructs a declarative configuration of the PersistentVolumeClaimVolumeSource type for use with
@@ -42,5 +44,13 @@ func (b *PersistentVolumeClaimVolumeSourceApplyConfiguration) WithClaimName(valu
 // If called multiple times, the ReadOnly field is set to the value of the last call.
 func (b *PersistentVolumeClaimVolumeSourceApplyConfiguration) WithReadOnly(value bool) *PersistentVolumeClaimVolumeSourceApplyConfiguration {
 	b.ReadOnly = &value
+	return b
+}
+
+// WithHotpluggable sets the Hotpluggable field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Hotpluggable field is set to the value of the last call.
+func (b *PersistentVolumeClaimVolumeSourceApplyConfiguration) WithHotpluggable(value bool) *PersistentVolumeClaimVolumeSourceApplyConfiguration {
+	b.Hotpluggable = &value
 	return b
 }

@@ -19,6 +19,8 @@ package v1
 type PodNetworkApplyConfiguration struct {
 	// VMNetworkCIDR is the guest-side network of a masquerade interface; defaults to 10.0.2.0/24.
 	VMNetworkCIDR *string `json:"vmNetworkCIDR,omitempty"`
+	// VMIPv6NetworkCIDR is the IPv6 guest-side network; defaults to fd10:0:2::/120.
+	VMIPv6NetworkCIDR *string `json:"vmIPv6NetworkCIDR,omitempty"`
 }
 
 // PodNetworkApplyConfiguration constructs a declarative configuration of the PodNetwork type for use with
@@ -32,5 +34,13 @@ func PodNetwork() *PodNetworkApplyConfiguration {
 // If called multiple times, the VMNetworkCIDR field is set to the value of the last call.
 func (b *PodNetworkApplyConfiguration) WithVMNetworkCIDR(value string) *PodNetworkApplyConfiguration {
 	b.VMNetworkCIDR = &value
+	return b
+}
+
+// WithVMIPv6NetworkCIDR sets the VMIPv6NetworkCIDR field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the VMIPv6NetworkCIDR field is set to the value of the last call.
+func (b *PodNetworkApplyConfiguration) WithVMIPv6NetworkCIDR(value string) *PodNetworkApplyConfiguration {
+	b.VMIPv6NetworkCIDR = &value
 	return b
 }

@@ -17,7 +17,8 @@ package v1
 //
 // Port is a port a masquerade interface forwards to the guest.
 type PortApplyConfiguration struct {
-	Name     *string `json:"name,omitempty"`
+	Name *string `json:"name,omitempty"`
+	// Protocol is TCP (the default) or UDP.
 	Protocol *string `json:"protocol,omitempty"`
 	Port     *int32  `json:"port,omitempty"`
 }

@@ -13,6 +13,7 @@ You may obtain a copy of the License at
 package v1
 
 import (
+	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -48,6 +49,22 @@ func (b *ProbeApplyConfiguration) WithHTTPGet(value corev1.HTTPGetAction) *Probe
 // If called multiple times, the TCPSocket field is set to the value of the last call.
 func (b *ProbeApplyConfiguration) WithTCPSocket(value corev1.TCPSocketAction) *ProbeApplyConfiguration {
 	b.HandlerApplyConfiguration.TCPSocket = &value
+	return b
+}
+
+// WithExec sets the Exec field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Exec field is set to the value of the last call.
+func (b *ProbeApplyConfiguration) WithExec(value corev1.ExecAction) *ProbeApplyConfiguration {
+	b.HandlerApplyConfiguration.Exec = &value
+	return b
+}
+
+// WithGuestAgentPing sets the GuestAgentPing field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the GuestAgentPing field is set to the value of the last call.
+func (b *ProbeApplyConfiguration) WithGuestAgentPing(value kubevirtv1.GuestAgentPing) *ProbeApplyConfiguration {
+	b.HandlerApplyConfiguration.GuestAgentPing = &value
 	return b
 }
 

@@ -13,6 +13,7 @@ You may obtain a copy of the License at
 package v1
 
 import (
+	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -36,8 +37,33 @@ type VirtualMachineInstanceSpecApplyConfiguration struct {
 	Networks []NetworkApplyConfiguration `json:"networks,omitempty"`
 	// ReadinessProbe, when set, must pass before the instance is Ready.
 	ReadinessProbe *ProbeApplyConfiguration `json:"readinessProbe,omitempty"`
+	// LivenessProbe, when set, fails the instance (its pod restarts nothing: the VMI ends
+	// Failed and a VM's run strategy decides) once it fails.
+	LivenessProbe *ProbeApplyConfiguration `json:"livenessProbe,omitempty"`
 	// Hostname is the guest's hostname; defaults to the instance name.
 	Hostname *string `json:"hostname,omitempty"`
+	// Subdomain, with a headless Service of that name selecting the instance, makes
+	// <hostname>.<subdomain>.<namespace>.svc resolvable.
+	Subdomain *string `json:"subdomain,omitempty"`
+	// DNSPolicy and DNSConfig are the launcher pod's; the guest gets its resolver by DHCP.
+	DNSPolicy *corev1.DNSPolicy    `json:"dnsPolicy,omitempty"`
+	DNSConfig *corev1.PodDNSConfig `json:"dnsConfig,omitempty"`
+	// PriorityClassName, SchedulerName and TopologySpreadConstraints are copied to the
+	// launcher pod.
+	PriorityClassName         *string                           `json:"priorityClassName,omitempty"`
+	SchedulerName             *string                           `json:"schedulerName,omitempty"`
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+	// EvictionStrategy is what a node drain does: None (the default here) lets the pod be
+	// evicted, External leaves it to another controller; LiveMigrate and
+	// LiveMigrateIfPossible need live migration, which this platform does not offer yet.
+	EvictionStrategy *kubevirtv1.EvictionStrategy `json:"evictionStrategy,omitempty"`
+	// StartStrategy Paused starts the guest paused; virtctl unpause lets it run.
+	StartStrategy *kubevirtv1.StartStrategy `json:"startStrategy,omitempty"`
+	// ResourceClaims are DRA claims for GPUs and host devices; no DRA driver offers them here.
+	ResourceClaims []corev1.PodResourceClaim `json:"resourceClaims,omitempty"`
+	// Architecture is the guest's CPU architecture; KubeVirt writes amd64 into every
+	// instance. Only amd64 runs here.
+	Architecture *string `json:"architecture,omitempty"`
 	// AccessCredentials are SSH keys put into the guest at boot.
 	AccessCredentials []AccessCredentialApplyConfiguration `json:"accessCredentials,omitempty"`
 }
@@ -130,11 +156,103 @@ func (b *VirtualMachineInstanceSpecApplyConfiguration) WithReadinessProbe(value 
 	return b
 }
 
+// WithLivenessProbe sets the LivenessProbe field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the LivenessProbe field is set to the value of the last call.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithLivenessProbe(value *ProbeApplyConfiguration) *VirtualMachineInstanceSpecApplyConfiguration {
+	b.LivenessProbe = value
+	return b
+}
+
 // WithHostname sets the Hostname field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Hostname field is set to the value of the last call.
 func (b *VirtualMachineInstanceSpecApplyConfiguration) WithHostname(value string) *VirtualMachineInstanceSpecApplyConfiguration {
 	b.Hostname = &value
+	return b
+}
+
+// WithSubdomain sets the Subdomain field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Subdomain field is set to the value of the last call.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithSubdomain(value string) *VirtualMachineInstanceSpecApplyConfiguration {
+	b.Subdomain = &value
+	return b
+}
+
+// WithDNSPolicy sets the DNSPolicy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DNSPolicy field is set to the value of the last call.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithDNSPolicy(value corev1.DNSPolicy) *VirtualMachineInstanceSpecApplyConfiguration {
+	b.DNSPolicy = &value
+	return b
+}
+
+// WithDNSConfig sets the DNSConfig field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DNSConfig field is set to the value of the last call.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithDNSConfig(value corev1.PodDNSConfig) *VirtualMachineInstanceSpecApplyConfiguration {
+	b.DNSConfig = &value
+	return b
+}
+
+// WithPriorityClassName sets the PriorityClassName field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PriorityClassName field is set to the value of the last call.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithPriorityClassName(value string) *VirtualMachineInstanceSpecApplyConfiguration {
+	b.PriorityClassName = &value
+	return b
+}
+
+// WithSchedulerName sets the SchedulerName field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SchedulerName field is set to the value of the last call.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithSchedulerName(value string) *VirtualMachineInstanceSpecApplyConfiguration {
+	b.SchedulerName = &value
+	return b
+}
+
+// WithTopologySpreadConstraints adds the given value to the TopologySpreadConstraints field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the TopologySpreadConstraints field.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithTopologySpreadConstraints(values ...corev1.TopologySpreadConstraint) *VirtualMachineInstanceSpecApplyConfiguration {
+	for i := range values {
+		b.TopologySpreadConstraints = append(b.TopologySpreadConstraints, values[i])
+	}
+	return b
+}
+
+// WithEvictionStrategy sets the EvictionStrategy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the EvictionStrategy field is set to the value of the last call.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithEvictionStrategy(value kubevirtv1.EvictionStrategy) *VirtualMachineInstanceSpecApplyConfiguration {
+	b.EvictionStrategy = &value
+	return b
+}
+
+// WithStartStrategy sets the StartStrategy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the StartStrategy field is set to the value of the last call.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithStartStrategy(value kubevirtv1.StartStrategy) *VirtualMachineInstanceSpecApplyConfiguration {
+	b.StartStrategy = &value
+	return b
+}
+
+// WithResourceClaims adds the given value to the ResourceClaims field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ResourceClaims field.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithResourceClaims(values ...corev1.PodResourceClaim) *VirtualMachineInstanceSpecApplyConfiguration {
+	for i := range values {
+		b.ResourceClaims = append(b.ResourceClaims, values[i])
+	}
+	return b
+}
+
+// WithArchitecture sets the Architecture field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Architecture field is set to the value of the last call.
+func (b *VirtualMachineInstanceSpecApplyConfiguration) WithArchitecture(value string) *VirtualMachineInstanceSpecApplyConfiguration {
+	b.Architecture = &value
 	return b
 }
 

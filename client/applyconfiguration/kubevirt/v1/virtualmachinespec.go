@@ -19,14 +19,24 @@ import (
 // VirtualMachineSpecApplyConfiguration represents a declarative configuration of the VirtualMachineSpec type for use
 // with apply.
 //
-// VirtualMachineSpec describes the instance a VirtualMachine keeps and when it runs.
+// VirtualMachineSpec describes the instance a VirtualMachine keeps and when it runs. Its
+// template needs memory unless an instance type gives it (the rule lives here, not on the
+// domain, because only the VirtualMachine knows whether it has one).
 type VirtualMachineSpecApplyConfiguration struct {
 	// Running is the deprecated boolean form of RunStrategy: true means Always, false Halted.
 	Running *bool `json:"running,omitempty"`
 	// RunStrategy says when the controller starts and stops the instance.
 	RunStrategy *kubevirtv1.VirtualMachineRunStrategy `json:"runStrategy,omitempty"`
+	// Instancetype names the instance type that sizes the instance (its vCPUs, memory and
+	// what comes with them); the template may not set what the instance type sets.
+	Instancetype *InstancetypeMatcherApplyConfiguration `json:"instancetype,omitempty"`
+	// Preference names the preference whose values fill what the template leaves unset.
+	Preference *PreferenceMatcherApplyConfiguration `json:"preference,omitempty"`
 	// Template is the instance this VirtualMachine creates.
 	Template *VirtualMachineInstanceTemplateSpecApplyConfiguration `json:"template,omitempty"`
+	// DataVolumeTemplates are CDI DataVolumes created with the VM; needs CDI, which this
+	// cluster lacks: admission refuses them with that reason.
+	DataVolumeTemplates []DataVolumeTemplateSpecApplyConfiguration `json:"dataVolumeTemplates,omitempty"`
 }
 
 // VirtualMachineSpecApplyConfiguration constructs a declarative configuration of the VirtualMachineSpec type for use with
@@ -51,10 +61,39 @@ func (b *VirtualMachineSpecApplyConfiguration) WithRunStrategy(value kubevirtv1.
 	return b
 }
 
+// WithInstancetype sets the Instancetype field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Instancetype field is set to the value of the last call.
+func (b *VirtualMachineSpecApplyConfiguration) WithInstancetype(value *InstancetypeMatcherApplyConfiguration) *VirtualMachineSpecApplyConfiguration {
+	b.Instancetype = value
+	return b
+}
+
+// WithPreference sets the Preference field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Preference field is set to the value of the last call.
+func (b *VirtualMachineSpecApplyConfiguration) WithPreference(value *PreferenceMatcherApplyConfiguration) *VirtualMachineSpecApplyConfiguration {
+	b.Preference = value
+	return b
+}
+
 // WithTemplate sets the Template field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Template field is set to the value of the last call.
 func (b *VirtualMachineSpecApplyConfiguration) WithTemplate(value *VirtualMachineInstanceTemplateSpecApplyConfiguration) *VirtualMachineSpecApplyConfiguration {
 	b.Template = value
+	return b
+}
+
+// WithDataVolumeTemplates adds the given value to the DataVolumeTemplates field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the DataVolumeTemplates field.
+func (b *VirtualMachineSpecApplyConfiguration) WithDataVolumeTemplates(values ...*DataVolumeTemplateSpecApplyConfiguration) *VirtualMachineSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithDataVolumeTemplates")
+		}
+		b.DataVolumeTemplates = append(b.DataVolumeTemplates, *values[i])
+	}
 	return b
 }

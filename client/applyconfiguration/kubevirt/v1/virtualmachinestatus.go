@@ -36,6 +36,10 @@ type VirtualMachineStatusApplyConfiguration struct {
 	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 	// RunStrategy is the run strategy in effect, derived from spec.running or spec.runStrategy.
 	RunStrategy *kubevirtv1.VirtualMachineRunStrategy `json:"runStrategy,omitempty"`
+	// InstancetypeRef is the instance type in use and the ControllerRevision pinning its copy.
+	InstancetypeRef *InstancetypeStatusRefApplyConfiguration `json:"instancetypeRef,omitempty"`
+	// PreferenceRef is the preference in use and the ControllerRevision pinning its copy.
+	PreferenceRef *InstancetypeStatusRefApplyConfiguration `json:"preferenceRef,omitempty"`
 }
 
 // VirtualMachineStatusApplyConfiguration constructs a declarative configuration of the VirtualMachineStatus type for use with
@@ -115,5 +119,21 @@ func (b *VirtualMachineStatusApplyConfiguration) WithObservedGeneration(value in
 // If called multiple times, the RunStrategy field is set to the value of the last call.
 func (b *VirtualMachineStatusApplyConfiguration) WithRunStrategy(value kubevirtv1.VirtualMachineRunStrategy) *VirtualMachineStatusApplyConfiguration {
 	b.RunStrategy = &value
+	return b
+}
+
+// WithInstancetypeRef sets the InstancetypeRef field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the InstancetypeRef field is set to the value of the last call.
+func (b *VirtualMachineStatusApplyConfiguration) WithInstancetypeRef(value *InstancetypeStatusRefApplyConfiguration) *VirtualMachineStatusApplyConfiguration {
+	b.InstancetypeRef = value
+	return b
+}
+
+// WithPreferenceRef sets the PreferenceRef field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PreferenceRef field is set to the value of the last call.
+func (b *VirtualMachineStatusApplyConfiguration) WithPreferenceRef(value *InstancetypeStatusRefApplyConfiguration) *VirtualMachineStatusApplyConfiguration {
+	b.PreferenceRef = value
 	return b
 }

@@ -12,6 +12,10 @@ You may obtain a copy of the License at
 
 package v1
 
+import (
+	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
 // VolumeSourceApplyConfiguration represents a declarative configuration of the VolumeSource type for use
 // with apply.
 //
@@ -22,6 +26,25 @@ type VolumeSourceApplyConfiguration struct {
 	CloudInitConfigDrive  *CloudInitConfigDriveSourceApplyConfiguration        `json:"cloudInitConfigDrive,omitempty"`
 	EmptyDisk             *EmptyDiskSourceApplyConfiguration                   `json:"emptyDisk,omitempty"`
 	PersistentVolumeClaim *PersistentVolumeClaimVolumeSourceApplyConfiguration `json:"persistentVolumeClaim,omitempty"`
+	// Ephemeral is a PVC under a throwaway copy-on-write overlay: the guest writes to the
+	// overlay, the claim is only read.
+	Ephemeral *EphemeralVolumeSourceApplyConfiguration `json:"ephemeral,omitempty"`
+	// ConfigMap presents a ConfigMap's keys as files on an ISO disk.
+	ConfigMap *ConfigMapVolumeSourceApplyConfiguration `json:"configMap,omitempty"`
+	// Secret presents a Secret's keys as files on an ISO disk.
+	Secret *SecretVolumeSourceApplyConfiguration `json:"secret,omitempty"`
+	// ServiceAccount presents the service account's token, CA and namespace on an ISO disk.
+	ServiceAccount *ServiceAccountVolumeSourceApplyConfiguration `json:"serviceAccount,omitempty"`
+	// DownwardAPI presents pod fields on an ISO disk.
+	DownwardAPI *DownwardAPIVolumeSourceApplyConfiguration `json:"downwardAPI,omitempty"`
+	// DataVolume is a PVC that CDI creates and fills; needs CDI.
+	DataVolume *DataVolumeSourceApplyConfiguration `json:"dataVolume,omitempty"`
+	// HostDisk is a disk image file on the node; needs the HostDisk feature, refused here.
+	HostDisk *HostDiskApplyConfiguration `json:"hostDisk,omitempty"`
+	// Sysprep is a Windows answer file on a CD-ROM.
+	Sysprep *SysprepSourceApplyConfiguration `json:"sysprep,omitempty"`
+	// DownwardMetrics is a small disk of host metrics for vm-dump-metrics.
+	DownwardMetrics *kubevirtv1.DownwardMetricsVolumeSource `json:"downwardMetrics,omitempty"`
 }
 
 // VolumeSourceApplyConfiguration constructs a declarative configuration of the VolumeSource type for use with
@@ -67,5 +90,77 @@ func (b *VolumeSourceApplyConfiguration) WithEmptyDisk(value *EmptyDiskSourceApp
 // If called multiple times, the PersistentVolumeClaim field is set to the value of the last call.
 func (b *VolumeSourceApplyConfiguration) WithPersistentVolumeClaim(value *PersistentVolumeClaimVolumeSourceApplyConfiguration) *VolumeSourceApplyConfiguration {
 	b.PersistentVolumeClaim = value
+	return b
+}
+
+// WithEphemeral sets the Ephemeral field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Ephemeral field is set to the value of the last call.
+func (b *VolumeSourceApplyConfiguration) WithEphemeral(value *EphemeralVolumeSourceApplyConfiguration) *VolumeSourceApplyConfiguration {
+	b.Ephemeral = value
+	return b
+}
+
+// WithConfigMap sets the ConfigMap field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ConfigMap field is set to the value of the last call.
+func (b *VolumeSourceApplyConfiguration) WithConfigMap(value *ConfigMapVolumeSourceApplyConfiguration) *VolumeSourceApplyConfiguration {
+	b.ConfigMap = value
+	return b
+}
+
+// WithSecret sets the Secret field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Secret field is set to the value of the last call.
+func (b *VolumeSourceApplyConfiguration) WithSecret(value *SecretVolumeSourceApplyConfiguration) *VolumeSourceApplyConfiguration {
+	b.Secret = value
+	return b
+}
+
+// WithServiceAccount sets the ServiceAccount field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ServiceAccount field is set to the value of the last call.
+func (b *VolumeSourceApplyConfiguration) WithServiceAccount(value *ServiceAccountVolumeSourceApplyConfiguration) *VolumeSourceApplyConfiguration {
+	b.ServiceAccount = value
+	return b
+}
+
+// WithDownwardAPI sets the DownwardAPI field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DownwardAPI field is set to the value of the last call.
+func (b *VolumeSourceApplyConfiguration) WithDownwardAPI(value *DownwardAPIVolumeSourceApplyConfiguration) *VolumeSourceApplyConfiguration {
+	b.DownwardAPI = value
+	return b
+}
+
+// WithDataVolume sets the DataVolume field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DataVolume field is set to the value of the last call.
+func (b *VolumeSourceApplyConfiguration) WithDataVolume(value *DataVolumeSourceApplyConfiguration) *VolumeSourceApplyConfiguration {
+	b.DataVolume = value
+	return b
+}
+
+// WithHostDisk sets the HostDisk field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the HostDisk field is set to the value of the last call.
+func (b *VolumeSourceApplyConfiguration) WithHostDisk(value *HostDiskApplyConfiguration) *VolumeSourceApplyConfiguration {
+	b.HostDisk = value
+	return b
+}
+
+// WithSysprep sets the Sysprep field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Sysprep field is set to the value of the last call.
+func (b *VolumeSourceApplyConfiguration) WithSysprep(value *SysprepSourceApplyConfiguration) *VolumeSourceApplyConfiguration {
+	b.Sysprep = value
+	return b
+}
+
+// WithDownwardMetrics sets the DownwardMetrics field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DownwardMetrics field is set to the value of the last call.
+func (b *VolumeSourceApplyConfiguration) WithDownwardMetrics(value kubevirtv1.DownwardMetricsVolumeSource) *VolumeSourceApplyConfiguration {
+	b.DownwardMetrics = &value
 	return b
 }

@@ -13,6 +13,7 @@ You may obtain a copy of the License at
 package fake
 
 import (
+	instancetypev1beta1 "github.com/vmctl/vmctl/api/instancetype/v1beta1"
 	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -25,6 +26,7 @@ var scheme = runtime.NewScheme()
 var codecs = serializer.NewCodecFactory(scheme)
 
 var localSchemeBuilder = runtime.SchemeBuilder{
+	instancetypev1beta1.AddToScheme,
 	kubevirtv1.AddToScheme,
 }
 

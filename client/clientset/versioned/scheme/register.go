@@ -13,6 +13,7 @@ You may obtain a copy of the License at
 package scheme
 
 import (
+	instancetypev1beta1 "github.com/vmctl/vmctl/api/instancetype/v1beta1"
 	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -25,6 +26,7 @@ var Scheme = runtime.NewScheme()
 var Codecs = serializer.NewCodecFactory(Scheme)
 var ParameterCodec = runtime.NewParameterCodec(Scheme)
 var localSchemeBuilder = runtime.SchemeBuilder{
+	instancetypev1beta1.AddToScheme,
 	kubevirtv1.AddToScheme,
 }
 
