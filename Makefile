@@ -12,9 +12,9 @@ GOTESTSUM := go run gotest.tools/gotestsum@v1.13.0 --format testname --
 
 all: build
 
-## build: every binary into _out/bin (static, no cgo)
+## build: every binary into _out/bin (static, no cgo), stamped with the checkout's version (VERSION= overrides)
 build:
-	CGO_ENABLED=0 go build -trimpath -o _out/bin/ $(addprefix ./cmd/,$(BINARIES))
+	CGO_ENABLED=0 go build -trimpath -ldflags "$$(hack/version-ldflags.sh)" -o _out/bin/ $(addprefix ./cmd/,$(BINARIES))
 	ln -sf virtctl _out/bin/kubectl-virt
 
 ## images: every component image as a tarball in _out/images (no Docker: go-containerregistry)

@@ -3,6 +3,7 @@ package handler
 import (
 	"context"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -71,6 +72,9 @@ func (a *Agent) Live() error { return a.controller.Live() }
 
 // Ready is the readiness check: the caches have synced.
 func (a *Agent) Ready() error { return a.controller.Ready() }
+
+// Metrics is the collector of the node's per-instance metrics, for /metrics.
+func (a *Agent) Metrics() prometheus.Collector { return a.controller.Metrics() }
 
 // Streams is the server of virt-api's streams to this node's guests, with certs read at each
 // handshake.

@@ -43,7 +43,7 @@ type Options struct {
 	Dial Dialer
 	// PlumbNetwork makes the masquerade binding's links and NAT in the network namespace of
 	// the launcher's libvirtd, process pid of pod podUID; nil is podnet.Setup.
-	PlumbNetwork func(pid int, podUID types.UID) error
+	PlumbNetwork func(pid int, podUID types.UID, binding podnet.Binding) error
 }
 
 // Controller runs the domains of the instances scheduled to its node, one sync per instance.

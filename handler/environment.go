@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/handler/domain"
+	"github.com/vmctl/vmctl/handler/podnet"
 	"github.com/vmctl/vmctl/launcher/layout"
 )
 
@@ -59,7 +61,9 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.ConfigDriveISOFile)), Format: "raw"}
 		case vol.EmptyDisk != nil:
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.RawDiskFile)), Format: "raw"}
-		case vol.PersistentVolumeClaim != nil:
+		case isConfigVolume(vol):
+			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.ConfigISOFile)), Format: "raw"}
+		case vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil:
 			// The pod mounts the claim's file system there; the handler cannot see into it.
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.PVCDiskFile)), Format: "raw"}
 		}
@@ -83,9 +87,14 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 	if err != nil {
 		return env, err
 	}
+	lease, err := guestLease(root)
+	if err != nil {
+		return env, err
+	}
 	env.Interfaces = map[string]domain.Attachment{}
 	for name, tap := range ifaces {
-		env.Interfaces[name] = domain.Attachment{Mode: domain.NetworkTap, TapDevice: tap}
+		// A bridge-bound guest answers with the pod's MAC, as the pod's neighbours know it.
+		env.Interfaces[name] = domain.Attachment{Mode: domain.NetworkTap, TapDevice: tap, MAC: lease.MAC}
 	}
 	return env, nil
 }
@@ -94,10 +103,11 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 // the handler cannot see into a claim, and without it QEMU could only fail to start.
 func requirePodClaims(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) error {
 	for _, vol := range vmi.Spec.Volumes {
-		if vol.PersistentVolumeClaim == nil {
+		pvc, ok := vol.Claim()
+		if !ok {
 			continue
 		}
-		claim := vol.PersistentVolumeClaim.ClaimName
+		claim := pvc.ClaimName
 		if !slices.ContainsFunc(pod.Spec.Volumes, func(pv corev1.Volume) bool {
 			return pv.PersistentVolumeClaim != nil && pv.PersistentVolumeClaim.ClaimName == claim
 		}) {
@@ -113,9 +123,6 @@ func requirePodClaims(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) error {
 func attachments(vmi *v1.VirtualMachineInstance) (map[string]string, error) {
 	out := map[string]string{}
 	for i, iface := range vmi.Spec.Domain.Devices.Interfaces {
-		if iface.Bridge != nil {
-			return nil, invalidSpec("spec.domain.devices.interfaces[%d] (%s): the bridge binding is not supported on this node, use masquerade", i, iface.Name)
-		}
 		if len(out) > 0 {
 			return nil, invalidSpec("spec.domain.devices.interfaces[%d] (%s): only one pod network interface is supported", i, iface.Name)
 		}
@@ -168,4 +175,36 @@ func regularFile(root *os.Root, rel string) (bool, error) {
 		return false, fmt.Errorf("%s in the launcher pod is not a regular file (%s)", rel, fi.Mode().Type())
 	}
 	return true, nil
+}
+
+// forwardedPorts are the ports the masquerade interface lists (KubeVirt forwards only those
+// when it lists any). Protocol defaults to TCP.
+func forwardedPorts(vmi *v1.VirtualMachineInstance) []podnet.Port {
+	var out []podnet.Port
+	for _, iface := range vmi.Spec.Domain.Devices.Interfaces {
+		if iface.Masquerade == nil {
+			continue
+		}
+		for _, p := range iface.Ports {
+			proto := strings.ToUpper(p.Protocol)
+			if proto == "" {
+				proto = "TCP"
+			}
+			out = append(out, podnet.Port{Protocol: proto, Port: uint16(p.Port)})
+		}
+	}
+	return out
+}
+
+// guestLease is the bridge binding's lease virt-handler kept in the pod; none for masquerade.
+func guestLease(root *os.Root) (layout.GuestLease, error) {
+	var l layout.GuestLease
+	data, err := root.ReadFile(layout.GuestLeaseRel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return l, err
+	}
+	return l, json.Unmarshal(data, &l)
 }

@@ -24,7 +24,10 @@ type fakeLibvirt struct {
 	starts   int
 	startErr error
 	stateErr error
+	ops      []string // suspend, resume, reboot calls: "<op> <domain>"
+	opErr    error
 	events   chan LifecycleEvent
+	stats    []libvirt.TypedParam // DomainStats' answer
 	gone     chan struct{}
 	closed   bool
 }
@@ -59,7 +62,7 @@ func (f *fakeLibvirt) DefineDomain(xml []byte) error {
 	return nil
 }
 
-func (f *fakeLibvirt) StartDomain(name string) error {
+func (f *fakeLibvirt) StartDomain(name string, paused bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.starts++
@@ -75,8 +78,43 @@ func (f *fakeLibvirt) StartDomain(name string) error {
 		return errors.New("domain is already running")
 	}
 	d.status = DomainStatus{State: libvirt.DomainRunning, Reason: int32(libvirt.DomainRunningBooted)}
+	if paused {
+		d.status = DomainStatus{State: libvirt.DomainPaused, Reason: int32(libvirt.DomainPausedUser)}
+	}
 	// libvirt fills in a MAC for NICs that name none.
 	d.xml = strings.Replace(d.xml, "<target dev=\"tap0\"", "<mac address=\"52:54:00:aa:bb:cc\"></mac><target dev=\"tap0\"", 1)
+	return nil
+}
+
+// SuspendDomain, ResumeDomain and RebootDomain move the domain as libvirt would, and record
+// the call in ops; opErr fails them.
+func (f *fakeLibvirt) SuspendDomain(name string) error {
+	return f.op("suspend", name, libvirt.DomainRunning, DomainStatus{State: libvirt.DomainPaused, Reason: int32(libvirt.DomainPausedUser)})
+}
+
+func (f *fakeLibvirt) ResumeDomain(name string) error {
+	return f.op("resume", name, libvirt.DomainPaused, DomainStatus{State: libvirt.DomainRunning, Reason: int32(libvirt.DomainRunningUnpaused)})
+}
+
+func (f *fakeLibvirt) RebootDomain(name string) error {
+	return f.op("reboot", name, libvirt.DomainRunning, DomainStatus{State: libvirt.DomainRunning, Reason: int32(libvirt.DomainRunningBooted)})
+}
+
+func (f *fakeLibvirt) op(what, name string, from libvirt.DomainState, to DomainStatus) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ops = append(f.ops, what+" "+name)
+	if f.opErr != nil {
+		return f.opErr
+	}
+	d, ok := f.domains[name]
+	if !ok {
+		return errDomainNotFound
+	}
+	if d.status.State != from {
+		return libvirt.Error{Code: uint32(libvirt.ErrOperationInvalid), Message: "domain is not in the right state"}
+	}
+	d.status = to
 	return nil
 }
 
@@ -88,6 +126,16 @@ func (f *fakeLibvirt) DomainXML(name string) (string, error) {
 		return "", errDomainNotFound
 	}
 	return d.xml, nil
+}
+
+// DomainStats answers stats (set by the test) for a running domain.
+func (f *fakeLibvirt) DomainStats(name string) ([]libvirt.TypedParam, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if d, ok := f.domains[name]; !ok || d.status.State != libvirt.DomainRunning {
+		return nil, errDomainNotFound
+	}
+	return f.stats, nil
 }
 
 func (f *fakeLibvirt) LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error) {

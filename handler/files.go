@@ -21,9 +21,21 @@ const sectorSize = 512
 // each cloudInitNoCloud volume's ISO and each emptyDisk's sparse image. Files already there are
 // kept, so a retried or restarted sync never wipes a guest's data. secrets reads the pod's
 // secret volumes for cloud-init data kept in secrets.
-func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader) error {
+func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader, configs configReader) error {
 	for _, vol := range vmi.Spec.Volumes {
 		switch {
+		case isConfigVolume(vol):
+			files, err := configs(vol)
+			if err != nil {
+				return fmt.Errorf("volume %q: %w", vol.Name, err)
+			}
+			label, iso, err := configISO(vol, files)
+			if err != nil {
+				return err
+			}
+			if err := ensureISO(root, diskRel(vol.Name, layout.ConfigISOFile), label, iso); err != nil {
+				return fmt.Errorf("volume %q: %w", vol.Name, err)
+			}
 		case vol.CloudInitNoCloud != nil:
 			if err := writeCloudInit(vmi, root, secrets, noCloudSource(vol.CloudInitNoCloud), noCloudFiles,
 				diskRel(vol.Name, layout.NoCloudISOFile), NoCloudLabel); err != nil {

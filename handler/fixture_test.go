@@ -21,6 +21,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned/fake"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions"
+	"github.com/vmctl/vmctl/handler/podnet"
 	"github.com/vmctl/vmctl/launcher/layout"
 )
 
@@ -56,7 +57,7 @@ func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Po
 	kubeInformers := kubeinformers.NewSharedInformerFactory(kube, 0)
 	c, err := New(f.virt, virtInformers.Kubevirt().V1().VirtualMachineInstances(), kubeInformers.Core().V1().Pods(), f.recorder, Options{
 		NodeName: testNode, KubeletRoot: f.root, AllowEmulation: true,
-		PlumbNetwork: func(pid int, podUID types.UID) error {
+		PlumbNetwork: func(pid int, podUID types.UID, _ podnet.Binding) error {
 			f.plumbed = append(f.plumbed, fmt.Sprintf("%d/%s", pid, podUID))
 			return f.plumbErr
 		},

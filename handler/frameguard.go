@@ -43,6 +43,9 @@ const (
 	statusError     = 1
 	uuidLen         = 16
 	authTypeListMax = 20
+	// REMOTE_DOMAIN_LIST_MAX and REMOTE_CONNECT_GET_ALL_DOMAIN_STATS_MAX.
+	domainListMax      = 16384
+	domainStatsListMax = 262144
 )
 
 // Remote procedures the handler calls (their replies) or subscribes to (their messages).
@@ -52,12 +55,17 @@ const (
 	procDomainCreate         = 9
 	procDomainGetXMLDesc     = 14
 	procDomainLookupByName   = 23
+	procDomainReboot         = 27
+	procDomainResume         = 28
+	procDomainSuspend        = 34
+	procDomainCreateFlags    = 196
 	procAuthList             = 66
 	procAuthPolkit           = 70
 	procDomainGetState       = 212
 	procEventRegisterAny     = 316
 	procEventDeregisterAny   = 317
 	procEventLifecycle       = 318
+	procGetAllDomainStats    = 344
 	procDomainDefineXMLFlags = 350
 )
 
@@ -66,14 +74,25 @@ var replies = map[uint32]func(*xdrCursor){
 	procConnectOpen:          func(*xdrCursor) {},
 	procConnectClose:         func(*xdrCursor) {},
 	procDomainCreate:         func(*xdrCursor) {},
+	procDomainReboot:         func(*xdrCursor) {},
+	procDomainResume:         func(*xdrCursor) {},
+	procDomainSuspend:        func(*xdrCursor) {},
 	procEventDeregisterAny:   func(*xdrCursor) {},
 	procDomainGetXMLDesc:     (*xdrCursor).str,
 	procDomainLookupByName:   (*xdrCursor).domain,
 	procDomainDefineXMLFlags: (*xdrCursor).domain,
+	procDomainCreateFlags:    (*xdrCursor).domain,
 	procAuthList:             func(c *xdrCursor) { c.array(authTypeListMax, (*xdrCursor).word) },
 	procAuthPolkit:           (*xdrCursor).word,
 	procEventRegisterAny:     (*xdrCursor).word,
 	procDomainGetState:       func(c *xdrCursor) { c.word(); c.word() },
+	procGetAllDomainStats:    func(c *xdrCursor) { c.array(domainListMax, domainStatsRecord) },
+}
+
+// domainStatsRecord is remote_domain_stats_record: a domain and its statistics.
+func domainStatsRecord(c *xdrCursor) {
+	c.domain()
+	c.array(domainStatsListMax, (*xdrCursor).typedParam)
 }
 
 // remoteError is remote_error, the payload of every failed call.

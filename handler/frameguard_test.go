@@ -47,6 +47,15 @@ func TestCheckFrame(t *testing.T) {
 		{"auth list too long", frame(procAuthList, typeReply, statusOK, 1000), false, true},
 		{"bad optional flag", frame(procDomainCreate, typeReply, statusError, 1, 10, 7), false, true},
 		{"truncated reply", frame(procDomainGetState, typeReply, statusOK, 1), false, true},
+		{"domain stats reply", frame(procGetAllDomainStats, typeReply, statusOK, append(append([]uint32{1}, domain...),
+			3, 8, 0x6370752e, 0x74696d65, 4, 0, 42, // cpu.time: unsigned long long 42
+			4, 0x6e657420, 2, 7, // "net ", uint 7
+			4, 0x626c6b30, 7, 3, 0x76646100)...), false, false}, // "blk0", string "vda"
+		{"domain stats of unknown type", frame(procGetAllDomainStats, typeReply, statusOK, append(append([]uint32{1}, domain...),
+			1, 4, 0x63707520, 9, 0)...), false, true},
+		{"domain stats longer than the frame", frame(procGetAllDomainStats, typeReply, statusOK, append(append([]uint32{1}, domain...),
+			2, 4, 0x63707520, 4, 0, 0)...), false, true},
+		{"more domains than libvirt lists", frame(procGetAllDomainStats, typeReply, statusOK, domainListMax+1), false, true},
 		{"reply to a call never made", frame(procConnectOpen+1000, typeReply, statusOK), false, true},
 		{"another event", frame(procEventLifecycle+1, typeMessage, statusOK), false, true},
 		{"a stream", frame(procDomainCreate, 3, statusOK), false, true},

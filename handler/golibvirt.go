@@ -107,13 +107,42 @@ func (g *goLibvirt) DefineDomain(xml []byte) error {
 	})
 }
 
-func (g *goLibvirt) StartDomain(name string) error {
+func (g *goLibvirt) StartDomain(name string, paused bool) error {
 	return g.call("starting the domain", startTimeout, func() error {
 		dom, err := g.l.DomainLookupByName(name)
 		if err != nil {
 			return err
 		}
+		if paused {
+			_, err = g.l.DomainCreateWithFlags(dom, uint32(libvirt.DomainStartPaused))
+			return err
+		}
 		return g.l.DomainCreate(dom)
+	})
+}
+
+func (g *goLibvirt) SuspendDomain(name string) error {
+	return g.onDomain("pausing the domain", name, g.l.DomainSuspend)
+}
+
+func (g *goLibvirt) ResumeDomain(name string) error {
+	return g.onDomain("resuming the domain", name, g.l.DomainResume)
+}
+
+func (g *goLibvirt) RebootDomain(name string) error {
+	return g.onDomain("rebooting the domain", name, func(dom libvirt.Domain) error {
+		return g.l.DomainReboot(dom, libvirt.DomainRebootAcpiPowerBtn)
+	})
+}
+
+// onDomain looks the domain up and calls f on it, bounded as any call that changes a domain.
+func (g *goLibvirt) onDomain(what, name string, f func(libvirt.Domain) error) error {
+	return g.call(what, callTimeout, func() error {
+		dom, err := g.l.DomainLookupByName(name)
+		if err != nil {
+			return err
+		}
+		return f(dom)
 	})
 }
 
@@ -131,6 +160,33 @@ func (g *goLibvirt) DomainXML(name string) (string, error) {
 		return "", err
 	}
 	return out, nil
+}
+
+// statsGroups are the statistics the metrics read (handler/metrics).
+const statsGroups = libvirt.DomainStatsState | libvirt.DomainStatsCPUTotal | libvirt.DomainStatsBalloon |
+	libvirt.DomainStatsVCPU | libvirt.DomainStatsInterface | libvirt.DomainStatsBlock
+
+// DomainStats asks for the statistics of every running domain, one round trip: a launcher's
+// libvirtd has only its instance's.
+func (g *goLibvirt) DomainStats(name string) ([]libvirt.TypedParam, error) {
+	var params []libvirt.TypedParam
+	err := g.call("reading the domain statistics", queryTimeout, func() error {
+		records, err := g.l.ConnectGetAllDomainStats(nil, uint32(statsGroups), uint32(libvirt.ConnectGetAllDomainsStatsActive))
+		if err != nil {
+			return err
+		}
+		for _, r := range records {
+			if r.Dom.Name == name {
+				params = r.Params
+				return nil
+			}
+		}
+		return libvirt.Error{Code: uint32(libvirt.ErrNoDomain), Message: "domain " + name + " is not running"}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return params, nil
 }
 
 func (g *goLibvirt) LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error) {

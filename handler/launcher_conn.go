@@ -21,6 +21,7 @@ type launcherConn struct {
 	lost    bool          // the event stream ended: libvirtd went away
 	stopped *DomainStatus // how the domain last stopped, from its events
 	macs    map[string]string
+	drives  map[string]string // disk target (vda) -> the instance's disk name, for metrics
 }
 
 // Libvirt is the live connection; nil once it was lost.
@@ -154,12 +155,24 @@ func (cc *connCache) lastStop(podUID types.UID) (DomainStatus, bool) {
 // macs returns the MAC addresses remembered for the pod's domain, reading them with read the
 // first time.
 func (cc *connCache) macs(podUID types.UID, read func() (map[string]string, error)) (map[string]string, error) {
+	return cc.remembered(podUID, func(lc *launcherConn) *map[string]string { return &lc.macs }, read)
+}
+
+// drives returns the instance's disk names by target remembered for the pod's domain, reading
+// them with read the first time.
+func (cc *connCache) drives(podUID types.UID, read func() (map[string]string, error)) (map[string]string, error) {
+	return cc.remembered(podUID, func(lc *launcherConn) *map[string]string { return &lc.drives }, read)
+}
+
+// remembered returns what the pod's connection remembers at field, reading it with read the
+// first time: the domain's devices do not change while the connection lives.
+func (cc *connCache) remembered(podUID types.UID, field func(*launcherConn) *map[string]string, read func() (map[string]string, error)) (map[string]string, error) {
 	cc.mu.Lock()
 	lc := cc.conns[podUID]
 	cc.mu.Unlock()
 	if lc != nil {
 		lc.mu.Lock()
-		m := lc.macs
+		m := *field(lc)
 		lc.mu.Unlock()
 		if m != nil {
 			return m, nil
@@ -170,9 +183,21 @@ func (cc *connCache) macs(podUID types.UID, read func() (map[string]string, erro
 		return m, err
 	}
 	lc.mu.Lock()
-	lc.macs = m
+	*field(lc) = m
 	lc.mu.Unlock()
 	return m, nil
+}
+
+// lookup is the pod's live connection, nil when there is none. Unlike get it never dials:
+// only the instance's sync opens connections.
+func (cc *connCache) lookup(podUID types.UID) Libvirt {
+	cc.mu.Lock()
+	lc := cc.conns[podUID]
+	cc.mu.Unlock()
+	if lc == nil {
+		return nil
+	}
+	return lc.live()
 }
 
 // forget closes and forgets the connections of key's pods other than keep ("" keeps none).

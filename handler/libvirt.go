@@ -19,10 +19,23 @@ type Libvirt interface {
 	DomainState(name string) (DomainStatus, error)
 	// DefineDomain defines (persistently, validated against libvirt's schema) a domain.
 	DefineDomain(xml []byte) error
-	// StartDomain starts a defined domain.
-	StartDomain(name string) error
+	// StartDomain starts a defined domain, paused (its vCPUs stopped) when asked.
+	StartDomain(name string, paused bool) error
+	// SuspendDomain pauses a running domain's vCPUs (virDomainSuspend); its state becomes
+	// paused with reason user.
+	SuspendDomain(name string) error
+	// ResumeDomain lets a paused domain's vCPUs run again (virDomainResume).
+	ResumeDomain(name string) error
+	// RebootDomain presses the guest's ACPI power button and has QEMU start it again once it
+	// powered off (virDomainReboot with VIR_DOMAIN_REBOOT_ACPI_POWER_BTN). A guest that does
+	// not react to the button is not rebooted.
+	RebootDomain(name string) error
 	// DomainXML is the live domain XML, with what libvirt filled in (such as MAC addresses).
 	DomainXML(name string) (string, error)
+	// DomainStats is the running domain's statistics as libvirt's typed parameters
+	// (virConnectGetAllDomainStats: state, CPU, balloon, vCPUs, interfaces, block devices),
+	// for the metrics; an error satisfying IsDomainNotFound when it is not running.
+	DomainStats(name string) ([]libvirt.TypedParam, error)
 	// LifecycleEvents streams every domain's lifecycle events until ctx ends or the connection
 	// is lost; the channel is then closed.
 	LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error)

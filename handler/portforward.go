@@ -70,8 +70,9 @@ func (c *Controller) dialGuest(ctx context.Context, namespace, name string, targ
 	if p := vmi.Status.Phase; p != v1.Running {
 		return nil, &streamError{http.StatusConflict, fmt.Sprintf("the instance is %q, not Running", p)}
 	}
-	if !vmi.Spec.HasPodInterface() {
-		return nil, &streamError{http.StatusConflict, "the instance has no pod network interface"}
+	if !vmi.Spec.HasPodInterface() || vmi.Spec.BridgeBound() {
+		// A bridge-bound guest holds the pod IP, which the pod's namespace cannot reach.
+		return nil, &streamError{http.StatusConflict, "the instance has no masquerade interface on the pod network"}
 	}
 	pod, err := c.launcherPod(vmi)
 	if err != nil {

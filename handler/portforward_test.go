@@ -97,7 +97,7 @@ func TestDialGuestRefusals(t *testing.T) {
 			return vmi
 		}, status: http.StatusNotFound},
 		{name: "scheduled, not running", vmi: newInstance, status: http.StatusConflict},
-		{name: "no pod interface", vmi: func() *v1.VirtualMachineInstance {
+		{name: "bridge binding", vmi: func() *v1.VirtualMachineInstance {
 			vmi := runningInstance()
 			vmi.Spec.Domain.Devices.Interfaces = []v1.Interface{{Name: "default", InterfaceBindingMethod: v1.InterfaceBindingMethod{Bridge: &v1.InterfaceBridge{}}}}
 			return vmi

@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/handler/domain"
 	"github.com/vmctl/vmctl/handler/kvm"
+	"github.com/vmctl/vmctl/handler/podnet"
 	"github.com/vmctl/vmctl/launcher/layout"
 )
 
@@ -51,7 +53,7 @@ func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 	if err != nil {
 		return DomainStatus{}, specError{err}
 	}
-	if err := writeFiles(vmi, root, podSecrets(c.opts.KubeletRoot, pod)); err != nil {
+	if err := writeFiles(vmi, root, podSecrets(c.opts.KubeletRoot, pod), podConfigVolumes(c.opts.KubeletRoot, pod)); err != nil {
 		return DomainStatus{}, err
 	}
 	if err := lv.DefineDomain(domXML); err != nil {
@@ -79,7 +81,7 @@ func (c *Controller) domainType(pod *corev1.Pod) (string, error) {
 // so the guest's first request is answered.
 var errNetworkNotReady = errors.New("the launcher is not serving the guest's network yet")
 
-// plumbNetwork makes the masquerade binding in the pod's network namespace (the launcher's
+// plumbNetwork makes the bridge or masquerade binding in the pod's network namespace (the launcher's
 // user may not), found through the launcher's libvirtd: the process behind the socket.
 func (c *Controller) plumbNetwork(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, lv Libvirt, root *os.Root) error {
 	if !vmi.Spec.HasPodInterface() {
@@ -89,7 +91,10 @@ func (c *Controller) plumbNetwork(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 	if ready, err := regularFile(root, layout.NetworkReadyRel); err != nil || ready {
 		return err
 	}
-	if err := c.opts.PlumbNetwork(lv.PeerPID(), pod.UID); err != nil {
+	binding := podnet.Binding{Bridge: vmi.Spec.BridgeBound(), Ports: forwardedPorts(vmi), Save: func(l layout.GuestLease) error {
+		return createOnce(root, layout.GuestLeaseRel, func(f *os.File) error { return json.NewEncoder(f).Encode(l) })
+	}}
+	if err := c.opts.PlumbNetwork(lv.PeerPID(), pod.UID, binding); err != nil {
 		return fmt.Errorf("setting up the pod network: %w", err)
 	}
 	if ready, err := regularFile(root, layout.NetworkReadyRel); err != nil || ready {
@@ -101,7 +106,10 @@ func (c *Controller) plumbNetwork(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 // startDomain starts the defined domain and returns its state afterwards.
 func (c *Controller) startDomain(vmi *v1.VirtualMachineInstance, lv Libvirt) (DomainStatus, error) {
 	name := DomainName(vmi)
-	if err := lv.StartDomain(name); err != nil {
+	// startStrategy Paused: the guest waits for virtctl unpause; libvirt reports the domain
+	// paused by the user, so the instance shows the Paused condition meanwhile.
+	paused := vmi.Spec.StartStrategy != nil && *vmi.Spec.StartStrategy == v1.StartStrategyPaused
+	if err := lv.StartDomain(name, paused); err != nil {
 		return DomainStatus{}, fmt.Errorf("starting the domain: %w", err)
 	}
 	c.recorder.Eventf(vmi, corev1.EventTypeNormal, ReasonStarted, "Started domain %s", name)

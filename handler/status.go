@@ -22,16 +22,32 @@ const (
 	ReasonSyncFailed         = "SyncFailed"
 	ReasonStartFailed        = "StartFailed"
 	ReasonMissingSecret      = "MissingSecret"
+	ReasonMissingConfigMap   = "MissingConfigMap"
 	// The launcher's libvirtd did not answer in time, or sent what libvirt never sends.
 	ReasonLauncherUnresponsive  = "LauncherUnresponsive"
 	ReasonLauncherProtocolError = "LauncherProtocolError"
 )
+
+// Reasons of the Paused condition, KubeVirt's: controller/vm shows such a VM as Paused, and
+// virt-api's unpause accepts it.
+const (
+	ReasonPausedByUser  = "PausedByUser"
+	ReasonPausedIOError = "PausedIOError"
+)
+
+var pausedMessages = map[string]string{
+	ReasonPausedByUser:  "VMI was paused by user",
+	ReasonPausedIOError: "VMI was paused, low-level IO error detected",
+}
 
 // outcome is what the handler reports of a domain.
 type outcome struct {
 	phase  v1.VirtualMachineInstancePhase
 	reason string
 	ready  bool
+	// paused is the Paused condition's reason, "" for none: only pauses that last until
+	// someone acts, not libvirt's own brief ones (a soft reboot, a start).
+	paused string
 }
 
 // outcomeOf maps a domain's state and reason to the instance's phase; false for a state that
@@ -43,7 +59,8 @@ func outcomeOf(st DomainStatus, podDeleting bool) (outcome, bool) {
 		// DomainShutdown is "shutting down": the guest still runs.
 		return outcome{phase: v1.Running, ready: true}, true
 	case libvirt.DomainPaused:
-		return outcome{phase: v1.Running, reason: ReasonPaused}, true
+		// Still Running: a paused guest keeps its memory and resumes where it stopped.
+		return outcome{phase: v1.Running, reason: ReasonPaused, paused: pausedBy(st.Reason)}, true
 	case libvirt.DomainPmsuspended:
 		return outcome{phase: v1.Running, reason: ReasonSuspended}, true
 	case libvirt.DomainCrashed:
@@ -66,6 +83,17 @@ func outcomeOf(st DomainStatus, podDeleting bool) (outcome, bool) {
 	return outcome{}, false
 }
 
+// pausedBy is the Paused condition's reason for libvirt's reason of a paused state.
+func pausedBy(reason int32) string {
+	switch libvirt.DomainPausedReason(reason) {
+	case libvirt.DomainPausedUser:
+		return ReasonPausedByUser
+	case libvirt.DomainPausedIoerror:
+		return ReasonPausedIOError
+	}
+	return ""
+}
+
 // neverRan is a defined domain that did not run yet: libvirt leaves a new definition shut off
 // for an unknown reason, and a start that failed shut off with reason failed. Every domain that
 // ran has another reason, so starting these cannot start a guest twice.
@@ -74,17 +102,27 @@ func neverRan(st DomainStatus) bool {
 	return st.State == libvirt.DomainShutoff && (r == libvirt.DomainShutoffUnknown || r == libvirt.DomainShutoffFailed)
 }
 
-// applyOutcome writes o into the instance's status: the phase, the Ready condition, and while
-// it runs, the interfaces and the launcher image. Synchronized False (a failed start) is
-// cleared once the domain ran.
+// applyOutcome writes o into the instance's status: the phase, the Ready and Paused
+// conditions, and while it runs, the interfaces and the launcher image. Synchronized False (a
+// failed start) is cleared once the domain ran.
 func applyOutcome(vmi *v1.VirtualMachineInstance, o outcome, pod *corev1.Pod, macs map[string]string, now metav1.Time) {
 	s := &vmi.Status
 	s.SetPhase(o.phase, o.reason, now)
 	ready := v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue}
-	if !o.ready {
+	switch {
+	case !o.ready:
 		ready.Status, ready.Reason = corev1.ConditionFalse, o.reason
+	case vmi.Spec.ReadinessProbe != nil && !podReady(pod):
+		// The kubelet runs the guest's readiness probe as the compute container's.
+		ready.Status, ready.Reason = corev1.ConditionFalse, ReasonGuestNotReady
 	}
 	s.SetCondition(ready, now)
+	if o.paused != "" {
+		s.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstancePaused, Status: corev1.ConditionTrue,
+			Reason: o.paused, Message: pausedMessages[o.paused]}, now)
+	} else {
+		s.RemoveCondition(v1.VirtualMachineInstancePaused, "")
+	}
 	s.RemoveCondition(v1.VirtualMachineInstanceSynchronized, "")
 	if o.phase != v1.Running {
 		return
@@ -93,6 +131,21 @@ func applyOutcome(vmi *v1.VirtualMachineInstance, o outcome, pod *corev1.Pod, ma
 	if len(pod.Spec.Containers) > 0 {
 		s.LauncherContainerImageVersion = pod.Spec.Containers[0].Image
 	}
+}
+
+// ReasonGuestNotReady: the domain runs, its readiness probe does not pass (yet).
+const ReasonGuestNotReady = "GuestNotReady"
+
+func podReady(pod *corev1.Pod) bool {
+	if pod == nil {
+		return false
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // interfaceStatus lists the spec's interfaces with the pod's addresses (masquerade: the guest

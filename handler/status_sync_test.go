@@ -71,3 +71,46 @@ func TestNoStateWritesNothing(t *testing.T) {
 		t.Errorf("writes = %v", w)
 	}
 }
+
+// TestPausedCondition: a domain paused by the user (or by an I/O error) is a Running instance
+// with Paused True, KubeVirt's reasons; libvirt's own brief pauses (a soft reboot's) set none;
+// a domain running again drops it.
+func TestPausedCondition(t *testing.T) {
+	paused := func(r libvirt.DomainPausedReason) int32 { return int32(r) }
+	for _, tc := range []struct {
+		name       string
+		state      libvirt.DomainState
+		reason     int32
+		wasPaused  bool
+		wantReason string // "" for no Paused condition
+	}{
+		{"paused by the user", libvirt.DomainPaused, paused(libvirt.DomainPausedUser), false, ReasonPausedByUser},
+		{"paused by an I/O error", libvirt.DomainPaused, paused(libvirt.DomainPausedIoerror), false, ReasonPausedIOError},
+		{"paused while rebooting", libvirt.DomainPaused, paused(libvirt.DomainPausedShuttingDown), false, ""},
+		{"still paused", libvirt.DomainPaused, paused(libvirt.DomainPausedUser), true, ReasonPausedByUser},
+		{"unpaused", libvirt.DomainRunning, int32(libvirt.DomainRunningUnpaused), true, ""},
+		{"guest shut down while paused", libvirt.DomainShutoff, int32(libvirt.DomainShutoffShutdown), true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vmi := newInstance()
+			vmi.Status.Phase = v1.Running
+			if tc.wasPaused {
+				vmi.Status.Conditions = []v1.VirtualMachineInstanceCondition{{Type: v1.VirtualMachineInstancePaused, Status: corev1.ConditionTrue, Reason: ReasonPausedByUser}}
+			}
+			f := newFixture(t, vmi, newPod(vmi))
+			f.lv.set(domName, tc.state, tc.reason)
+			f.sync()
+			got := f.stored()
+			c := condition(got, v1.VirtualMachineInstancePaused)
+			switch {
+			case tc.wantReason == "" && c != nil:
+				t.Errorf("Paused = %+v, want none", c)
+			case tc.wantReason != "" && (c == nil || c.Status != corev1.ConditionTrue || c.Reason != tc.wantReason || c.Message == ""):
+				t.Errorf("Paused = %+v, want True with reason %s and a message", c, tc.wantReason)
+			}
+			if tc.state == libvirt.DomainPaused && got.Status.Phase != v1.Running {
+				t.Errorf("a paused instance is %s, want Running", got.Status.Phase)
+			}
+		})
+	}
+}

@@ -15,14 +15,16 @@ import (
 	"github.com/vmctl/vmctl/pkg/handlerapi"
 )
 
-// StreamServer serves virt-api's streams to this node's guests (see package handlerapi) over
-// mutual TLS, with the material Certs returns at each handshake (so a rotation needs no restart).
+// StreamServer serves virt-api's streams to this node's guests, and its lifecycle operations
+// on them (see package handlerapi), over mutual TLS, with the material Certs returns at each
+// handshake (so a rotation needs no restart).
 type StreamServer struct {
 	Controller *Controller
 	Certs      func(context.Context) (handlerapi.Material, error)
 
 	mu       sync.Mutex
 	consoles map[string]*handlerapi.WebsocketStream // per instance: the attached console
+	busy     map[string]bool                        // per instance: a lifecycle operation runs
 }
 
 var upgrader = websocket.Upgrader{
@@ -48,10 +50,7 @@ func (s *StreamServer) Serve(ctx context.Context, addr string) error {
 	if err != nil {
 		return err
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc(handlerapi.ConsolePattern, s.console)
-	mux.HandleFunc(handlerapi.PortForwardPattern, s.portForward)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
@@ -61,6 +60,17 @@ func (s *StreamServer) Serve(ctx context.Context, addr string) error {
 		return err
 	}
 	return nil
+}
+
+// routes are the server's paths (package handlerapi).
+func (s *StreamServer) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc(handlerapi.ConsolePattern, s.console)
+	mux.HandleFunc(handlerapi.PortForwardPattern, s.portForward)
+	for _, op := range handlerapi.Operations {
+		mux.HandleFunc(handlerapi.LifecyclePattern(op), s.lifecycle(op))
+	}
+	return mux
 }
 
 // console relays the guest's serial port. A new console of an instance replaces the one

@@ -107,11 +107,11 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 		c.queue.AddAfter(key, c.waits.When(key))
 		return nil
 	}
-	if errors.Is(err, errMissingSecret) {
-		// The kubelet never fills an optional secret volume later, so this pod cannot get
-		// the data: fail, and a VM's run strategy starts a new pod, which will.
-		c.recorder.Eventf(vmi, corev1.EventTypeWarning, ReasonMissingSecret, "Cannot run the instance: %v", err)
-		setFailed(vmi, ReasonMissingSecret, err.Error(), now)
+	if reason := missingSource(err); reason != "" {
+		// The kubelet never fills an optional secret or configmap volume later, so this pod
+		// cannot get the data: fail, and a VM's run strategy starts a new pod, which will.
+		c.recorder.Eventf(vmi, corev1.EventTypeWarning, reason, "Cannot run the instance: %v", err)
+		setFailed(vmi, reason, err.Error(), now)
 		return c.updateStatus(ctx, cached, vmi)
 	}
 	if isLauncherFault(err) {

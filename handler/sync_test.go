@@ -134,8 +134,10 @@ func TestRestartAdoptsDomain(t *testing.T) {
 func TestInvalidSpecFails(t *testing.T) {
 	for name, mutate := range map[string]func(*v1.VirtualMachineInstance){
 		"convert error": func(vmi *v1.VirtualMachineInstance) { vmi.Spec.Networks = nil },
-		"bridge binding": func(vmi *v1.VirtualMachineInstance) {
-			vmi.Spec.Domain.Devices.Interfaces[0].InterfaceBindingMethod = v1.InterfaceBindingMethod{Bridge: &v1.InterfaceBridge{}}
+		"two pod interfaces": func(vmi *v1.VirtualMachineInstance) {
+			second := vmi.Spec.Domain.Devices.Interfaces[0]
+			second.Name = "second"
+			vmi.Spec.Domain.Devices.Interfaces = append(vmi.Spec.Domain.Devices.Interfaces, second)
 		},
 		"volume name": func(vmi *v1.VirtualMachineInstance) { vmi.Spec.Volumes[0].Name = "../etc" },
 	} {

@@ -3,6 +3,7 @@ package handler
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 )
 
 // xdrCursor walks an XDR payload only to check that it is well formed: every count and length
@@ -83,4 +84,22 @@ func (c *xdrCursor) domain() {
 func (c *xdrCursor) network() {
 	c.str()
 	c.take(uuidLen)
+}
+
+// typedParam is remote_typed_param: a field name and a value whose type its discriminant
+// gives (VIR_TYPED_PARAM_INT ... VIR_TYPED_PARAM_STRING).
+func (c *xdrCursor) typedParam() {
+	c.str()
+	switch t := c.uint(); t {
+	case 1, 2, 6: // int, uint, boolean
+		c.word()
+	case 3, 4, 5: // long long, unsigned long long, double
+		c.take(8)
+	case 7: // string
+		c.str()
+	default:
+		if c.err == nil {
+			c.err = fmt.Errorf("a typed parameter of unknown type %d", t)
+		}
+	}
 }

@@ -17,6 +17,8 @@ import (
 // Network bindings the launcher can plumb.
 const (
 	NetworkMasquerade = "masquerade"
+	// NetworkBridge gives the guest the pod's own address (KubeVirt's bridge binding).
+	NetworkBridge = "bridge"
 	// NetworkNone leaves the pod network alone: for instances without a pod interface, or
 	// with QEMU's user-mode networking, whose port forwards listen on the pod IP themselves.
 	NetworkNone = "none"
@@ -57,8 +59,8 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	domain := layout.DomainName(cfg.Namespace, cfg.Name)
 	klog.InfoS("virt-launcher starting", "domain", domain, "uid", cfg.UID, "gracePeriod", cfg.GracePeriod, "network", cfg.Network)
 
-	if cfg.Network != NetworkMasquerade && cfg.Network != NetworkNone {
-		return 1, fmt.Errorf("--network %q: want %q or %q", cfg.Network, NetworkMasquerade, NetworkNone)
+	if cfg.Network != NetworkMasquerade && cfg.Network != NetworkBridge && cfg.Network != NetworkNone {
+		return 1, fmt.Errorf("--network %q: want %q, %q or %q", cfg.Network, NetworkMasquerade, NetworkBridge, NetworkNone)
 	}
 	reaper, err := NewReaper()
 	if err != nil {
@@ -92,18 +94,22 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 
 	// virt-handler plumbs the pod network once libvirtd's socket is up (it finds the pod's
 	// network namespace through it), and starts the domain once the guest's DHCP is served.
-	if cfg.Network == NetworkMasquerade {
+	if cfg.Network != NetworkNone {
 		hostname := cfg.Hostname
 		if hostname == "" {
 			hostname = cfg.Name
 		}
-		m, err := network.ServeGuest(ctx, network.DefaultConfig(hostname, cfg.NetworkWait))
+		netCfg := network.DefaultConfig(hostname, cfg.NetworkWait)
+		if cfg.Network == NetworkBridge {
+			netCfg.LeaseFile = filepath.Join(cfg.PrivateDir, layout.GuestLeaseRel)
+		}
+		m, err := network.ServeGuest(ctx, netCfg)
 		if ctx.Err() != nil {
 			klog.InfoS("SIGTERM before the pod network was ready, exiting")
 			return 0, nil
 		}
 		if err != nil {
-			return 1, fmt.Errorf("masquerade network: %w", err)
+			return 1, fmt.Errorf("%s network: %w", cfg.Network, err)
 		}
 		defer m.Close()
 		if err := os.WriteFile(filepath.Join(cfg.PrivateDir, layout.NetworkReadyRel), nil, 0o644); err != nil {

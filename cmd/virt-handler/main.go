@@ -28,7 +28,7 @@ func main() {
 	allowEmulation := pflag.Bool("allow-emulation", false, "run guests whose launcher pod has no /dev/kvm with QEMU's software emulator (TCG)")
 	devicePluginDir := pflag.String("device-plugin-dir", "/var/lib/kubelet/device-plugins", "the kubelet's device plugin directory (kubelet.sock), as mounted in this container")
 	healthAddr := pflag.String("health-addr", ":8080", "address of /healthz, /readyz and /metrics")
-	streamAddr := pflag.String("stream-addr", fmt.Sprintf(":%d", handlerapi.Port), "address of the console stream server (mutual TLS with virt-api)")
+	streamAddr := pflag.String("stream-addr", fmt.Sprintf(":%d", handlerapi.Port), "address of the stream server: console, port-forward, pause, unpause, soft reboot (mutual TLS with virt-api)")
 	namespace := pflag.String("namespace", os.Getenv("POD_NAMESPACE"), "namespace of the stream server's certificate Secret (default $POD_NAMESPACE)")
 	certsSecret := pflag.String("certs-secret", "virt-handler-certs", "Secret that virt-api keeps the stream server's certificates in")
 	workers := pflag.Int("workers", 8, "concurrent instance syncs (a hung launcher holds one for a few seconds)")
@@ -54,7 +54,7 @@ func main() {
 		component.Exit(err)
 	}
 	g, ctx := errgroup.WithContext(component.SignalContext())
-	g.Go(func() error { return health.Serve(ctx, *healthAddr, agent.Ready, agent.Live) })
+	g.Go(func() error { return health.Serve(ctx, *healthAddr, agent.Ready, agent.Live, agent.Metrics()) })
 	g.Go(func() error { return agent.Run(ctx) })
 	g.Go(func() error {
 		return agent.Streams(handler.SecretCerts(kube, *namespace, *certsSecret)).Serve(ctx, *streamAddr)

@@ -86,7 +86,7 @@ func rootCommand() *cobra.Command {
 	f.StringVar(&cfg.UID, "uid", "", "the VirtualMachineInstance's UID (for logs)")
 	f.Int64Var(&grace, "grace-period", 30, "seconds the guest may take to shut down after SIGTERM before it is destroyed; 0 destroys at once")
 	f.StringVar(&cfg.Hostname, "hostname", "", "hostname DHCP offers the guest (default: --name)")
-	f.StringVar(&cfg.Network, "network", launcher.NetworkMasquerade, "pod network binding: masquerade (DHCP for the guest on k6t-br0, which virt-handler makes with tap0 and the NAT) or none")
+	f.StringVar(&cfg.Network, "network", launcher.NetworkMasquerade, "pod network binding: masquerade (DHCP for the guest on k6t-br0, which virt-handler makes with tap0 and the NAT), bridge (the pod's own address by DHCP, eth0 on k6t-br0) or none")
 	f.StringVar(&cfg.PrivateDir, "private-dir", layout.PrivateDir, "the pod's private directory (libvirt socket, console log)")
 	f.StringVar(&cfg.Libvirtd, "libvirtd", "/usr/sbin/libvirtd", "libvirtd binary")
 	f.StringVar(&cfg.LibvirtdConf, "libvirtd-conf", "/etc/libvirt/libvirtd.conf", "libvirtd's configuration file")

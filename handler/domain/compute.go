@@ -3,6 +3,7 @@ package domain
 import (
 	"fmt"
 	"math"
+	"regexp"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -83,5 +84,38 @@ func (c *converter) cpu() (*libvirtxml.DomainVCPU, *libvirtxml.DomainCPU) {
 	case c.text(domainPath.Child("cpu", "model"), model):
 		custom(model)
 	}
+	if spec := c.vmi.Spec.Domain.CPU; spec != nil {
+		for i, f := range spec.Features {
+			p := domainPath.Child("cpu", "features").Index(i)
+			if !cpuFeatureRE.MatchString(f.Name) {
+				c.fail(field.Invalid(p.Child("name"), f.Name, "must be a libvirt CPU feature name such as pcid"))
+				continue
+			}
+			policy := f.Policy
+			if policy == "" {
+				policy = "require"
+			}
+			cpu.Features = append(cpu.Features, libvirtxml.DomainCPUFeature{Name: f.Name, Policy: policy})
+		}
+	}
 	return &libvirtxml.DomainVCPU{Placement: "static", Value: uint(min(total, maxVCPUs))}, cpu
+}
+
+var cpuFeatureRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+
+// memoryBacking backs the guest with huge pages when asked; the launcher pod requests them
+// (hugepages-<size>), so an instance is only scheduled to a node that has them.
+func (c *converter) memoryBacking() *libvirtxml.DomainMemoryBacking {
+	m := c.vmi.Spec.Domain.Memory
+	if m == nil || m.Hugepages == nil {
+		return nil
+	}
+	p := domainPath.Child("memory", "hugepages", "pageSize")
+	size, err := resource.ParseQuantity(m.Hugepages.PageSize)
+	if err != nil || (size.Value() != 2<<20 && size.Value() != 1<<30) {
+		c.fail(field.NotSupported(p, m.Hugepages.PageSize, []string{"2Mi", "1Gi"}))
+		return nil
+	}
+	return &libvirtxml.DomainMemoryBacking{MemoryHugePages: &libvirtxml.DomainMemoryHugepages{
+		Hugepages: []libvirtxml.DomainMemoryHugepage{{Size: uint(size.Value() >> 10), Unit: "KiB"}}}}
 }

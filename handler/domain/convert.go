@@ -42,20 +42,23 @@ func Convert(vmi *v1.VirtualMachineInstance, env Environment) (*libvirtxml.Domai
 		Memory:        &libvirtxml.DomainMemory{Unit: "KiB", Value: kib},
 		CurrentMemory: &libvirtxml.DomainCurrentMemory{Unit: "KiB", Value: kib},
 		OS:            c.os(),
-		Features:      &libvirtxml.DomainFeatureList{ACPI: &libvirtxml.DomainFeature{}, APIC: &libvirtxml.DomainFeatureAPIC{}},
+		Features:      c.features(),
+		Clock:         c.clock(),
+		MemoryBacking: c.memoryBacking(),
 		OnPoweroff:    "destroy",
 		OnReboot:      "restart",
 		OnCrash:       "destroy",
 		Devices:       &libvirtxml.DomainDeviceList{},
 	}
-	if needsSMM(vmi.Spec.Domain.Firmware) {
-		d.Features.SMM = &libvirtxml.DomainFeatureSMM{State: "on"}
-	}
 	d.VCPU, d.CPU = c.cpu()
 	d.SysInfo = c.sysInfo(d.OS)
 	d.Devices.Controllers, d.Devices.Disks = c.disks()
 	d.Devices.Interfaces, d.QEMUCommandline = c.interfaces()
-	d.Devices.Serials, d.Devices.Consoles = c.console()
+	if !isFalse(vmi.Spec.Domain.Devices.AutoattachSerialConsole) {
+		d.Devices.Serials, d.Devices.Consoles = c.console()
+	}
+	c.extraDevices(d.Devices)
+	d.IOThreads = c.ioThreads(d.Devices.Disks)
 	if len(c.errs) > 0 {
 		return nil, c.errs.ToAggregate()
 	}
@@ -76,6 +79,22 @@ type converter struct {
 	vmi  *v1.VirtualMachineInstance
 	env  Environment
 	errs field.ErrorList
+	// boots are the boot orders taken so far, by disks and interfaces together.
+	boots map[uint]bool
+}
+
+// bootOrder takes a boot order, which must be at least 1 and unique among disks and
+// interfaces.
+func (c *converter) bootOrder(p *field.Path, order uint) bool {
+	if order == 0 || c.boots[order] {
+		c.fail(field.Invalid(p, order, "must be at least 1 and unique among disks and interfaces"))
+		return false
+	}
+	if c.boots == nil {
+		c.boots = map[uint]bool{}
+	}
+	c.boots[order] = true
+	return true
 }
 
 var (
@@ -190,16 +209,30 @@ func (c *converter) hostFile(p *field.Path, path, what string) string {
 	return path
 }
 
-// sysInfo passes the firmware serial number to the guest's SMBIOS table.
+// sysInfo passes the firmware serial number and the chassis to the guest's SMBIOS tables.
 func (c *converter) sysInfo(os *libvirtxml.DomainOS) []libvirtxml.DomainSysInfo {
-	fw := c.vmi.Spec.Domain.Firmware
-	if fw == nil || fw.Serial == "" || !c.text(domainPath.Child("firmware", "serial"), fw.Serial) {
+	smbios := &libvirtxml.DomainSysInfoSMBIOS{}
+	if fw := c.vmi.Spec.Domain.Firmware; fw != nil && fw.Serial != "" && c.text(domainPath.Child("firmware", "serial"), fw.Serial) {
+		smbios.System = &libvirtxml.DomainSysInfoSystem{Entry: []libvirtxml.DomainSysInfoEntry{{Name: "serial", Value: fw.Serial}}}
+	}
+	if ch := c.vmi.Spec.Domain.Chassis; ch != nil {
+		var entries []libvirtxml.DomainSysInfoEntry
+		for _, e := range []struct{ name, value string }{
+			{"manufacturer", ch.Manufacturer}, {"version", ch.Version}, {"serial", ch.Serial}, {"asset", ch.Asset}, {"sku", ch.Sku},
+		} {
+			if e.value != "" && c.text(domainPath.Child("chassis", e.name), e.value) {
+				entries = append(entries, libvirtxml.DomainSysInfoEntry{Name: e.name, Value: e.value})
+			}
+		}
+		if len(entries) > 0 {
+			smbios.Chassis = &libvirtxml.DomainSysInfoChassis{Entry: entries}
+		}
+	}
+	if smbios.System == nil && smbios.Chassis == nil {
 		return nil
 	}
 	os.SMBios = &libvirtxml.DomainSMBios{Mode: "sysinfo"}
-	return []libvirtxml.DomainSysInfo{{SMBIOS: &libvirtxml.DomainSysInfoSMBIOS{
-		System: &libvirtxml.DomainSysInfoSystem{Entry: []libvirtxml.DomainSysInfoEntry{{Name: "serial", Value: fw.Serial}}},
-	}}}
+	return []libvirtxml.DomainSysInfo{{SMBIOS: smbios}}
 }
 
 // console is serial port 0 on a unix socket QEMU listens on, which virt-handler relays to

@@ -3,6 +3,8 @@ package domain
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"libvirt.org/go/libvirtxml"
@@ -20,7 +22,7 @@ var diskSerialRE = regexp.MustCompile(`^[A-Za-z0-9_ .+-]*$`)
 func (c *converter) disks() ([]libvirtxml.DomainController, []libvirtxml.DomainDisk) {
 	volumes := c.volumeIndex()
 	disksPath := domainPath.Child("devices", "disks")
-	seen, boots := map[string]bool{}, map[uint]bool{}
+	seen := map[string]bool{}
 	counters := map[string]int{}
 	var out []libvirtxml.DomainDisk
 	var controllers []libvirtxml.DomainController
@@ -45,9 +47,10 @@ func (c *converter) disks() ([]libvirtxml.DomainController, []libvirtxml.DomainD
 			c.fail(field.Invalid(p.Child("name"), spec.Name, "no volume of this name in spec.volumes"))
 			continue
 		}
-		if !c.source(vi, &disk) {
+		if !c.source(vi, &disk) || !c.diskOptions(p, spec, &disk) {
 			continue
 		}
+		disk.Alias = diskAlias(spec.Name)
 		if disk.ReadOnly != nil && disk.Device == "disk" && disk.Target.Bus == string(v1.DiskBusSATA) {
 			c.fail(field.Invalid(p, spec.Name, "a read-only disk cannot be on the sata bus (QEMU's SATA disks cannot be read-only): use virtio or scsi, or a cdrom"))
 			continue
@@ -62,11 +65,9 @@ func (c *converter) disks() ([]libvirtxml.DomainController, []libvirtxml.DomainD
 			controllers = append(controllers, libvirtxml.DomainController{Type: "scsi", Index: new(uint), Model: "virtio-scsi"})
 		}
 		if spec.BootOrder != nil {
-			if *spec.BootOrder == 0 || boots[*spec.BootOrder] {
-				c.fail(field.Invalid(p.Child("bootOrder"), *spec.BootOrder, "must be at least 1 and unique among disks"))
+			if !c.bootOrder(p.Child("bootOrder"), *spec.BootOrder) {
 				continue
 			}
-			boots[*spec.BootOrder] = true
 			disk.Boot = &libvirtxml.DomainDeviceBoot{Order: *spec.BootOrder}
 		}
 		if spec.Serial != "" {
@@ -104,7 +105,7 @@ func (c *converter) device(p *field.Path, spec *v1.Disk) (libvirtxml.DomainDisk,
 		}
 		return libvirtxml.DomainDisk{Device: "cdrom", Target: &libvirtxml.DomainDiskTarget{Bus: string(bus)}, ReadOnly: &libvirtxml.DomainDiskReadOnly{}}, true
 	default:
-		bus, readOnly := v1.DiskBusVirtio, false
+		bus, readOnly := v1.DefaultDiskBus, false
 		if spec.Disk != nil {
 			readOnly = spec.Disk.ReadOnly
 			if spec.Disk.Bus != "" {
@@ -145,17 +146,15 @@ func (c *converter) volumeIndex() map[string]volumeRef {
 
 // source fills the disk's file and format from the image the node resolved for the volume;
 // a file source is what makes libvirtxml write type="file".
+// diskVolumeKinds are the volume sources the node turns into a disk image.
+var diskVolumeKinds = []string{"containerDisk", "cloudInitNoCloud", "cloudInitConfigDrive", "emptyDisk", "persistentVolumeClaim",
+	"ephemeral", "configMap", "secret", "serviceAccount", "downwardAPI"}
+
 func (c *converter) source(ref volumeRef, disk *libvirtxml.DomainDisk) bool {
 	p := specPath.Child("volumes").Index(ref.index)
 	src := &ref.vol.VolumeSource
-	kinds := 0
-	for _, set := range []bool{src.ContainerDisk != nil, src.CloudInitNoCloud != nil, src.CloudInitConfigDrive != nil, src.EmptyDisk != nil, src.PersistentVolumeClaim != nil} {
-		if set {
-			kinds++
-		}
-	}
-	if kinds != 1 {
-		c.fail(field.Invalid(p, ref.vol.Name, fmt.Sprintf("must set exactly one supported volume source (containerDisk, cloudInitNoCloud, cloudInitConfigDrive, emptyDisk, persistentVolumeClaim), found %d", kinds)))
+	if kinds := src.SourceKinds(); len(kinds) != 1 || !slices.Contains(diskVolumeKinds, kinds[0]) {
+		c.fail(field.Invalid(p, ref.vol.Name, fmt.Sprintf("must set exactly one supported volume source (%s), found %v", strings.Join(diskVolumeKinds, ", "), kinds)))
 		return false
 	}
 	host := c.env.Volumes[ref.vol.Name]
@@ -173,6 +172,11 @@ func (c *converter) source(ref volumeRef, disk *libvirtxml.DomainDisk) bool {
 	}
 	if src.PersistentVolumeClaim != nil && src.PersistentVolumeClaim.ReadOnly {
 		disk.ReadOnly = &libvirtxml.DomainDiskReadOnly{}
+	}
+	if src.Ephemeral != nil {
+		// libvirt puts a copy-on-write overlay over the claim's image for the domain's life
+		// and deletes it after: the guest's writes never reach the claim.
+		disk.Transient = &libvirtxml.DomainDiskTransient{}
 	}
 	disk.Driver = &libvirtxml.DomainDiskDriver{Name: "qemu", Type: format}
 	disk.Source = &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: path}}

@@ -72,6 +72,8 @@ type Attachment struct {
 	Forwards []PortForward
 	// TapDevice is the existing tap device's name (NetworkTap only).
 	TapDevice string
+	// MAC is the guest's MAC when the spec names none (the bridge binding's: the pod's).
+	MAC string
 }
 
 // PortForward publishes a guest port on a pod port.

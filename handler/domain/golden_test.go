@@ -124,6 +124,7 @@ func TestGolden(t *testing.T) {
 		{"bios-serial", firmwareVMI(&v1.Bootloader{BIOS: &v1.BIOS{UseSerial: ptr.To(true)}}), func(v *v1.VirtualMachineInstance) Environment { return launcherEnv(TypeQEMU, v) }},
 		{"efi", firmwareVMI(&v1.Bootloader{EFI: &v1.EFI{SecureBoot: ptr.To(false)}}), func(v *v1.VirtualMachineInstance) Environment { return launcherEnv(TypeQEMU, v) }},
 		{"efi-secureboot", firmwareVMI(&v1.Bootloader{EFI: &v1.EFI{}}), func(v *v1.VirtualMachineInstance) Environment { return launcherEnv(TypeQEMU, v) }},
+		{"kubevirt-devices", loadExample(t, "testdata/specs/kubevirt-devices.yaml"), func(v *v1.VirtualMachineInstance) Environment { return tap(launcherEnv(TypeKVM, v)) }},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			d, err := Convert(tc.vmi, tc.env(tc.vmi))

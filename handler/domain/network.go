@@ -16,7 +16,8 @@ import (
 
 // nicDevices maps the spec's NIC models to QEMU device names: user-mode NICs are given to
 // QEMU directly. All of them have their option ROM in the launcher image (ipxe-qemu).
-var nicDevices = map[string]string{"virtio": "virtio-net-pci", "e1000": "e1000", "e1000e": "e1000e", "rtl8139": "rtl8139"}
+var nicDevices = map[string]string{"virtio": "virtio-net-pci", "e1000": "e1000", "e1000e": "e1000e", "rtl8139": "rtl8139",
+	"igb": "igb", "ne2k_pci": "ne2k_pci", "pcnet": "pcnet"}
 
 // tapNameRE is a Linux interface name (IFNAMSIZ 16 with the NUL).
 var tapNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,15}$`)
@@ -91,8 +92,14 @@ func (c *converter) interfaces() ([]libvirtxml.DomainInterface, *libvirtxml.Doma
 				Target: &libvirtxml.DomainInterfaceTarget{Dev: att.TapDevice, Managed: "no"},
 				Model:  &libvirtxml.DomainInterfaceModel{Type: model},
 			}
+			if mac == "" {
+				mac = att.MAC
+			}
 			if mac != "" {
 				nic.MAC = &libvirtxml.DomainInterfaceMAC{Address: mac}
+			}
+			if !c.nicPlacement(p, iface, &nic) {
+				continue
 			}
 			out = append(out, nic)
 		case NetworkUser:
@@ -105,6 +112,11 @@ func (c *converter) interfaces() ([]libvirtxml.DomainInterface, *libvirtxml.Doma
 			if mac != "" {
 				dev += ",mac=" + mac
 			}
+			extra, ok := c.userNICPlacement(p, iface)
+			if !ok {
+				continue
+			}
+			dev += extra
 			for _, a := range []string{"-netdev", netdev, "-device", dev} {
 				args = append(args, libvirtxml.DomainQEMUCommandlineArg{Value: a})
 			}

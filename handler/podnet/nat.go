@@ -3,8 +3,10 @@ package podnet
 import (
 	"fmt"
 	"net"
+	"slices"
 
 	"github.com/google/nftables"
+	"github.com/google/nftables/binaryutil"
 	"github.com/google/nftables/expr"
 	"golang.org/x/sys/unix"
 )
@@ -40,7 +42,9 @@ const natTableName = "vmctl-masquerade"
 //	    ip saddr 127.0.0.1 oifname "k6t-br0" snat to 10.0.2.1 }
 //	}
 //
-// Every TCP and UDP connection that reaches the pod IP goes to the guest: the launcher
+// Every TCP and UDP connection that reaches the pod IP goes to the guest (or, when the
+// interface lists ports, those ports only: the others reach nothing, since the launcher
+// listens on none): the launcher
 // listens on no pod port (only on its own bridge for DHCP), so nothing needs excluding.
 // Only a connection's first packet passes nat chains, so replies to the guest's own
 // outbound connections are not redirected.
@@ -58,6 +62,44 @@ type nat struct {
 	// connections from the pod's loopback reach the guest with.
 	Bridge  string
 	Gateway net.IP
+	// Ports, when any, are the only ones forwarded to the guest (the interface's ports, as
+	// KubeVirt honours them); none forwards every port.
+	Ports []Port
+}
+
+// Port is a protocol ("TCP" or "UDP") and port forwarded to the guest.
+type Port struct {
+	Protocol string
+	Port     uint16
+}
+
+// forwards are the (protocol, port) pairs the DNAT rules match; port 0 matches every port.
+func (n nat) forwards() ([]Port, error) {
+	if len(n.Ports) == 0 {
+		return []Port{{"TCP", 0}, {"UDP", 0}}, nil
+	}
+	for _, p := range n.Ports {
+		if p.Protocol != "TCP" && p.Protocol != "UDP" || p.Port == 0 {
+			return nil, fmt.Errorf("port %s/%d: want TCP or UDP and a port from 1", p.Protocol, p.Port)
+		}
+	}
+	return n.Ports, nil
+}
+
+var l4proto = map[string]byte{"TCP": unix.IPPROTO_TCP, "UDP": unix.IPPROTO_UDP}
+
+// matchPort matches a forward's protocol and, unless it is 0, its destination port.
+func matchPort(f Port) []expr.Any {
+	m := []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{l4proto[f.Protocol]}},
+	}
+	if f.Port != 0 {
+		// th dport: the destination port is 2 bytes at offset 2 of the TCP or UDP header.
+		m = append(m, &expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.BigEndian.PutUint16(f.Port)})
+	}
+	return m
 }
 
 // loopbackSysctl lets packets with 127.0.0.1 as an address cross interfaces created after it
@@ -88,24 +130,26 @@ func (n nat) apply(c nftConn) error {
 		Name: "postrouting", Table: t, Type: nftables.ChainTypeNAT,
 		Hooknum: nftables.ChainHookPostrouting, Priority: nftables.ChainPriorityNATSource,
 	})
-	for _, proto := range []byte{unix.IPPROTO_TCP, unix.IPPROTO_UDP} {
-		c.AddRule(&nftables.Rule{Table: t, Chain: pre, Exprs: []expr.Any{
-			&expr.Meta{Key: expr.MetaKeyIIFNAME, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: ifname(n.PodInterface)},
-			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{proto}},
+	forwards, err := n.forwards()
+	if err != nil {
+		return err
+	}
+	for _, f := range forwards {
+		dnat := []expr.Any{
 			&expr.Immediate{Register: 1, Data: []byte(guest)},
 			&expr.NAT{Type: expr.NATTypeDestNAT, Family: unix.NFPROTO_IPV4, RegAddrMin: 1},
-		}})
-		c.AddRule(&nftables.Rule{Table: t, Chain: out, Exprs: []expr.Any{
+		}
+		fromPod := []expr.Any{
+			&expr.Meta{Key: expr.MetaKeyIIFNAME, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: ifname(n.PodInterface)},
+		}
+		c.AddRule(&nftables.Rule{Table: t, Chain: pre, Exprs: slices.Concat(fromPod, matchPort(f), dnat)})
+		toLoopback := []expr.Any{
 			// ip daddr == 127.0.0.1: the destination address is 4 bytes at offset 16.
 			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 16, Len: 4},
 			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: loopback},
-			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{proto}},
-			&expr.Immediate{Register: 1, Data: []byte(guest)},
-			&expr.NAT{Type: expr.NATTypeDestNAT, Family: unix.NFPROTO_IPV4, RegAddrMin: 1},
-		}})
+		}
+		c.AddRule(&nftables.Rule{Table: t, Chain: out, Exprs: slices.Concat(toLoopback, matchPort(f), dnat)})
 	}
 	c.AddRule(&nftables.Rule{Table: t, Chain: post, Exprs: []expr.Any{
 		// ip saddr & mask == subnet: the source address is 4 bytes at offset 12.

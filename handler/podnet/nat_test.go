@@ -2,6 +2,7 @@ package podnet
 
 import (
 	"bytes"
+	"encoding/binary"
 	"net"
 	"testing"
 
@@ -45,6 +46,7 @@ type ruleSummary struct {
 	chain, iif, oif string
 	daddr, saddr    net.IP // exact address matches (not the subnet's masked one)
 	proto           byte
+	dport           uint16 // 0: every port
 	dnat, snat      net.IP
 	masq            bool
 }
@@ -61,6 +63,9 @@ func summarize(t *testing.T, r *nftables.Rule) ruleSummary {
 			key, offset = e.Key, 0
 		case *expr.Payload:
 			key, offset, masked = 0, e.Offset, false
+			if e.Base == expr.PayloadBaseTransportHeader {
+				offset = 1000 + e.Offset // apart from the network header's offsets
+			}
 		case *expr.Bitwise:
 			masked = true
 		case *expr.Cmp:
@@ -75,6 +80,8 @@ func summarize(t *testing.T, r *nftables.Rule) ruleSummary {
 				s.daddr = net.IP(e.Data)
 			case offset == 12 && !masked:
 				s.saddr = net.IP(e.Data)
+			case offset == 1002:
+				s.dport = binary.BigEndian.Uint16(e.Data)
 			}
 			key, offset = 0, 0
 		case *expr.Immediate:
@@ -152,6 +159,31 @@ func TestNATApply(t *testing.T) {
 		if c, ok := e.(*expr.Cmp); ok && len(c.Data) == 4 && !net.IP(c.Data).Equal(net.IPv4(10, 0, 2, 0)) {
 			t.Errorf("source match %v", net.IP(c.Data))
 		}
+	}
+}
+
+func TestNATForwardsOnlyTheListedPorts(t *testing.T) {
+	n := testNAT()
+	n.Ports = []Port{{"TCP", 22}, {"UDP", 53}}
+	f := &fakeNft{}
+	if err := n.apply(f); err != nil {
+		t.Fatal(err)
+	}
+	guest, lo := layout.GuestIP(), net.IPv4(127, 0, 0, 1)
+	want := []ruleSummary{
+		{chain: "prerouting", iif: "eth0", proto: unix.IPPROTO_TCP, dport: 22, dnat: guest},
+		{chain: "output", daddr: lo, proto: unix.IPPROTO_TCP, dport: 22, dnat: guest},
+		{chain: "prerouting", iif: "eth0", proto: unix.IPPROTO_UDP, dport: 53, dnat: guest},
+		{chain: "output", daddr: lo, proto: unix.IPPROTO_UDP, dport: 53, dnat: guest},
+	}
+	for i, w := range want {
+		if g := summarize(t, f.rules[i]); g.chain != w.chain || g.proto != w.proto || g.dport != w.dport || !g.dnat.Equal(w.dnat) {
+			t.Errorf("rule %d: %+v, want %+v", i, g, w)
+		}
+	}
+	n.Ports = []Port{{"SCTP", 1}}
+	if err := n.apply(&fakeNft{}); err == nil {
+		t.Error("an SCTP port was accepted")
 	}
 }
 

@@ -35,7 +35,15 @@ var sysctls = map[string]string{
 // belong to the pod podUID (the launcher's libvirtd, as the socket's peer credentials name it):
 // a pid that is not the pod's is refused, so a pod cannot point the handler at another
 // namespace. Setup is idempotent: a retried sync or a restarted handler redoes it harmlessly.
-func Setup(pid int, podUID types.UID) error {
+// Binding says which binding to make: bridge (the guest takes the pod's address, which save
+// keeps) or masquerade (NAT, forwarding Ports, or every port when there are none).
+type Binding struct {
+	Bridge bool
+	Ports  []Port
+	Save   func(layout.GuestLease) error
+}
+
+func Setup(pid int, podUID types.UID, b Binding) error {
 	if err := checkPodProcess(pid, podUID); err != nil {
 		return err
 	}
@@ -50,6 +58,9 @@ func Setup(pid int, podUID types.UID) error {
 				return fmt.Errorf("sysctl %s=%s in the pod: %w", strings.ReplaceAll(key, "/", "."), value, err)
 			}
 		}
+		if b.Bridge {
+			return bridgeBinding(netlinkOps{}, "eth0", layout.LauncherUID, b.Save)
+		}
 		// The NAT rules match interfaces by name, so they may come first: the bridge coming up
 		// is the launcher's signal that everything is in place.
 		conn, err := nftables.New(nftables.WithNetNSFd(int(ns)))
@@ -58,7 +69,7 @@ func Setup(pid int, podUID types.UID) error {
 		}
 		gateway := layout.Gateway()
 		subnet := &net.IPNet{IP: gateway.IP.Mask(gateway.Mask), Mask: gateway.Mask}
-		if err := (nat{PodInterface: "eth0", Guest: layout.GuestIP(), Subnet: subnet, Bridge: layout.BridgeName, Gateway: gateway.IP}).apply(conn); err != nil {
+		if err := (nat{PodInterface: "eth0", Guest: layout.GuestIP(), Subnet: subnet, Bridge: layout.BridgeName, Gateway: gateway.IP, Ports: b.Ports}).apply(conn); err != nil {
 			return err
 		}
 		l := links{Bridge: layout.BridgeName, Tap: layout.TapDevice, Gateway: gateway, TapOwner: layout.LauncherUID}

@@ -34,6 +34,8 @@ const (
 	NoCloudISOFile     = "noCloud.iso"
 	ConfigDriveISOFile = "configdrive.iso"
 	PVCDiskFile        = "disk.img"
+	// ConfigISOFile is a configMap, secret, serviceAccount or downwardAPI volume's files.
+	ConfigISOFile = "config.iso"
 	// NVRAMRel is an EFI guest's variable store, made by libvirt from OVMF's template.
 	NVRAMRel = "efivars.fd" // in the directory itself, which the launcher's user may write
 
@@ -115,3 +117,28 @@ const (
 	// TunResource is /dev/net/tun, which QEMU opens to attach to the masquerade tap.
 	TunResource = "devices.kubevirt.io/tun"
 )
+
+// ConfigVolume names the launcher pod's volume behind an instance's configMap, secret,
+// serviceAccount or downwardAPI volume. The kubelet fills it; virt-handler reads it from the
+// kubelet's directory and gives the guest its files on an ISO disk, as KubeVirt does.
+func ConfigVolume(volume string) string { return "cfg-" + volume }
+
+// GuestLeaseRel holds the bridge binding's lease (GuestLease, JSON): virt-handler writes it
+// from the pod interface before moving the pod's address to the guest; the launcher's DHCP
+// offers it and the domain takes its MAC.
+const GuestLeaseRel = "guest-lease.json"
+
+// GuestLease is the pod's own address, gateway and MAC, handed to a bridge-bound guest.
+type GuestLease struct {
+	IP        string `json:"ip"`
+	PrefixLen int    `json:"prefixLen"`
+	Gateway   string `json:"gateway"`
+	MAC       string `json:"mac"`
+	MTU       int    `json:"mtu"`
+}
+
+// BridgeDHCPServer is the bridge binding's bridge address: link-local, so it takes nothing
+// from the pod network, and the DHCP server's identifier.
+func BridgeDHCPServer() *net.IPNet {
+	return &net.IPNet{IP: net.IPv4(169, 254, 75, 10).To4(), Mask: net.CIDRMask(32, 32)}
+}

@@ -17,7 +17,8 @@ const infiniteLease = 0xffffffff * time.Second
 
 // lease is the one lease the masquerade DHCP server hands out.
 type lease struct {
-	Server   net.IP // the bridge's address, also the router
+	Server   net.IP // the bridge's address
+	Router   net.IP // the guest's default gateway: the server for masquerade
 	Guest    net.IP
 	Mask     net.IPMask
 	DNS      resolver
@@ -61,7 +62,7 @@ func reply(req *dhcpv4.DHCPv4, l lease) (*dhcpv4.DHCPv4, error) {
 		mods = append(mods,
 			dhcpv4.WithYourIP(l.Guest),
 			dhcpv4.WithNetmask(l.Mask),
-			dhcpv4.WithRouter(l.Server),
+			dhcpv4.WithRouter(l.Router),
 			dhcpv4.WithOption(dhcpv4.OptIPAddressLeaseTime(infiniteLease)),
 		)
 		if len(l.DNS.Servers) > 0 {

@@ -9,6 +9,7 @@ import (
 
 var testLease = lease{
 	Server:   net.IPv4(10, 0, 2, 1).To4(),
+	Router:   net.IPv4(10, 0, 2, 1).To4(),
 	Guest:    net.IPv4(10, 0, 2, 2).To4(),
 	Mask:     net.CIDRMask(24, 32),
 	DNS:      resolver{Servers: []net.IP{net.IPv4(10, 0, 0, 10).To4()}, Search: []string{"ns.svc.cluster.local"}},

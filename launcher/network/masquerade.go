@@ -6,6 +6,7 @@ package network
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -28,6 +29,9 @@ type Config struct {
 	Wait time.Duration
 	// Poll is how often the bridge is looked for.
 	Poll time.Duration
+	// LeaseFile, for the bridge binding, is the pod's address virt-handler kept for the
+	// guest (layout.GuestLeaseRel); empty for masquerade.
+	LeaseFile string
 }
 
 // DefaultConfig is a launcher pod's configuration for the given hostname.
@@ -52,7 +56,6 @@ func ServeGuest(ctx context.Context, cfg Config) (*Masquerade, error) {
 	if err != nil {
 		return nil, err
 	}
-	gateway, guest := layout.Gateway(), layout.GuestIP()
 	dns, err := readResolvConf(cfg.ResolvConf)
 	if err != nil {
 		// The guest can still work by address; say why names do not resolve.
@@ -61,13 +64,19 @@ func ServeGuest(ctx context.Context, cfg Config) (*Masquerade, error) {
 	// The bridge has the pod interface's MTU: a bigger guest MTU would make the pod drop
 	// large packets.
 	mtu := bridge.Attrs().MTU
-	ls := lease{Server: gateway.IP, Guest: guest, Mask: gateway.Mask, DNS: dns, Hostname: cfg.Hostname, MTU: mtu}
+	gateway := layout.Gateway()
+	ls := lease{Server: gateway.IP, Router: gateway.IP, Guest: layout.GuestIP(), Mask: gateway.Mask, DNS: dns, Hostname: cfg.Hostname, MTU: mtu}
+	if cfg.LeaseFile != "" {
+		if ls, err = bridgeLease(cfg.LeaseFile, ls); err != nil {
+			return nil, err
+		}
+	}
 	srv, err := serveDHCP(layout.BridgeName, ls)
 	if err != nil {
 		return nil, err
 	}
-	klog.InfoS("masquerade network ready", "bridge", layout.BridgeName, "waited", time.Since(start).Round(time.Millisecond),
-		"gateway", gateway.String(), "guest", guest.String(), "mtu", mtu, "dns", dns.Servers, "search", dns.Search)
+	klog.InfoS("pod network ready", "bridge", layout.BridgeName, "waited", time.Since(start).Round(time.Millisecond),
+		"router", ls.Router.String(), "guest", ls.Guest.String(), "mtu", mtu, "dns", dns.Servers, "search", dns.Search)
 	return &Masquerade{dhcp: srv}, nil
 }
 
@@ -101,4 +110,23 @@ func readResolvConf(path string) (resolver, error) {
 	}
 	defer f.Close()
 	return parseResolvConf(f)
+}
+
+// bridgeLease is the bridge binding's lease: the pod's own address and gateway, served from
+// the bridge's link-local address.
+func bridgeLease(path string, base lease) (lease, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return base, fmt.Errorf("the pod address virt-handler kept for the guest: %w", err)
+	}
+	var l layout.GuestLease
+	if err := json.Unmarshal(data, &l); err != nil {
+		return base, fmt.Errorf("%s: %w", path, err)
+	}
+	ip, router := net.ParseIP(l.IP).To4(), net.ParseIP(l.Gateway).To4()
+	if ip == nil || router == nil || l.PrefixLen < 1 || l.PrefixLen > 32 {
+		return base, fmt.Errorf("%s: not an IPv4 lease: %+v", path, l)
+	}
+	base.Server, base.Router, base.Guest, base.Mask = layout.BridgeDHCPServer().IP, router, ip, net.CIDRMask(l.PrefixLen, 32)
+	return base, nil
 }

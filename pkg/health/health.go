@@ -1,14 +1,18 @@
 // Package health serves the /healthz and /readyz endpoints every component exposes to its
 // kubelet probes, and /metrics for Prometheus: client-go's request, workqueue and leader
-// election metrics and whatever the component registers in component-base's legacy registry.
+// election metrics and whatever the component registers in component-base's legacy registry,
+// plus the component's own collectors (KubeVirt's kubevirt_* metrics, docs/metrics.md).
 package health
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/component-base/metrics/legacyregistry"
 	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go's metrics, registered on import
 	"k8s.io/klog/v2"
@@ -17,12 +21,17 @@ import (
 // Check reports nil when the component is ready to do its work.
 type Check func() error
 
-// Serve answers /healthz while live() is nil, /readyz while ready() is nil and /metrics, until
-// ctx ends. It returns the listener's error, or nil after a clean shutdown.
-func Serve(ctx context.Context, addr string, ready, live Check) error {
+// Serve answers /healthz while live() is nil, /readyz while ready() is nil and /metrics (the
+// legacy registry and collectors), until ctx ends. It returns the listener's error, or nil
+// after a clean shutdown.
+func Serve(ctx context.Context, addr string, ready, live Check, collectors ...prometheus.Collector) error {
+	metrics, err := metricsHandler(collectors)
+	if err != nil {
+		return err
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", answer(live))
-	mux.Handle("/metrics", legacyregistry.Handler())
+	mux.Handle("/metrics", metrics)
 	mux.HandleFunc("/readyz", answer(ready))
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
@@ -37,6 +46,28 @@ func Serve(ctx context.Context, addr string, ready, live Check) error {
 	}
 	return nil
 }
+
+// metricsHandler serves the legacy registry and the collectors together. The collectors get a
+// registry of their own rather than the legacy one, whose stability framework wants its own
+// metric types; one family that fails to collect leaves the others served.
+func metricsHandler(collectors []prometheus.Collector) (http.Handler, error) {
+	reg := prometheus.NewRegistry()
+	for _, c := range collectors {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	gatherers := prometheus.Gatherers{legacyregistry.DefaultGatherer, reg}
+	return promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{
+		ErrorHandling: promhttp.ContinueOnError,
+		ErrorLog:      klogErrors{},
+	}), nil
+}
+
+// klogErrors logs the errors of a scrape that went on without some metrics.
+type klogErrors struct{}
+
+func (klogErrors) Println(v ...any) { klog.ErrorS(nil, "serving /metrics", "err", fmt.Sprint(v...)) }
 
 // answer serves a check: 200 "ok", or 503 with the check's error.
 func answer(check Check) http.HandlerFunc {

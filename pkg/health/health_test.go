@@ -5,9 +5,13 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 func TestServe(t *testing.T) {
@@ -65,4 +69,57 @@ func statusOf(t *testing.T, url string) int {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestMetricsHandler: /metrics serves the component's collectors next to the legacy
+// registry's metrics, and a collector that fails costs only its own metric.
+func TestMetricsHandler(t *testing.T) {
+	good := prometheus.NewGauge(prometheus.GaugeOpts{Name: "kubevirt_test_gauge", Help: "A test gauge."})
+	good.Set(3)
+	bad := failingCollector{prometheus.NewDesc("kubevirt_test_failing", "Fails.", nil, nil)}
+	tests := []struct {
+		name       string
+		collectors []prometheus.Collector
+		want       []string
+		notWant    []string
+	}{
+		{"legacy only", nil, []string{"go_goroutines "}, []string{"kubevirt_test_gauge"}},
+		{"with a collector", []prometheus.Collector{good}, []string{"go_goroutines ", "kubevirt_test_gauge 3"}, nil},
+		{"a failing collector", []prometheus.Collector{good, bad}, []string{"go_goroutines ", "kubevirt_test_gauge 3"}, []string{"kubevirt_test_failing"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := metricsHandler(tt.collectors)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+			body := rec.Body.String()
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status %d:\n%s", rec.Code, body)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("/metrics lacks %q", w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(body, w) {
+					t.Errorf("/metrics has %q", w)
+				}
+			}
+		})
+	}
+	if _, err := metricsHandler([]prometheus.Collector{good, good}); err == nil {
+		t.Error("registering a collector twice: no error")
+	}
+}
+
+// failingCollector reports an error instead of its metric.
+type failingCollector struct{ desc *prometheus.Desc }
+
+func (c failingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+func (c failingCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.NewInvalidMetric(c.desc, errors.New("broken"))
 }

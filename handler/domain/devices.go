@@ -1,0 +1,65 @@
+package domain
+
+import (
+	"libvirt.org/go/libvirtxml"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// extraDevices are the devices besides disks, NICs and the console: the random number
+// generator, memory balloon, graphics, inputs and watchdog.
+func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
+	devs := &c.vmi.Spec.Domain.Devices
+	if devs.Rng != nil {
+		// /dev/urandom: never blocks, and the launcher pod has it.
+		d.RNGs = []libvirtxml.DomainRNG{{Model: "virtio", Backend: &libvirtxml.DomainRNGBackend{Random: &libvirtxml.DomainRNGBackendRandom{Device: "/dev/urandom"}}}}
+	}
+	// The balloon reports the guest's own memory figures every 10 s, as KubeVirt's does
+	// (kubevirt_vmi_memory_available_bytes and the like).
+	d.MemBalloon = &libvirtxml.DomainMemBalloon{Model: "virtio", Stats: &libvirtxml.DomainMemBalloonStats{Period: 10}}
+	if isFalse(devs.AutoattachMemBalloon) {
+		d.MemBalloon = &libvirtxml.DomainMemBalloon{Model: "none"}
+	}
+	// There is no VNC here, so a graphics device is added only when asked for; false
+	// removes the one QEMU's machine would otherwise bring.
+	switch g := devs.AutoattachGraphicsDevice; {
+	case g == nil:
+	case *g:
+		d.Videos = []libvirtxml.DomainVideo{{Model: libvirtxml.DomainVideoModel{Type: "vga", Heads: 1, VRam: 16384}}}
+	default:
+		d.Videos = []libvirtxml.DomainVideo{{Model: libvirtxml.DomainVideoModel{Type: "none"}}}
+	}
+	for _, in := range devs.Inputs {
+		bus := in.Bus
+		if bus == "" {
+			bus = string(v1.DiskBusUSB)
+		}
+		d.Inputs = append(d.Inputs, input(in.Type, bus))
+	}
+	if isTrue(devs.AutoattachInputDevice) && len(devs.Inputs) == 0 {
+		d.Inputs = append(d.Inputs, input("tablet", "usb"))
+	}
+	if snd := devs.Sound; snd != nil {
+		model := snd.Model
+		if model == "" {
+			model = "ich9"
+		}
+		d.Sounds = []libvirtxml.DomainSound{{Model: model}}
+	}
+	if w := devs.Watchdog; w != nil {
+		action := "reset"
+		if w.I6300ESB != nil && w.I6300ESB.Action != "" {
+			action = w.I6300ESB.Action
+		}
+		d.Watchdogs = []libvirtxml.DomainWatchdog{{Model: "i6300esb", Action: action}}
+	}
+}
+
+func isTrue(b *bool) bool  { return b != nil && *b }
+func isFalse(b *bool) bool { return b != nil && !*b }
+
+// input is a tablet or keyboard. libvirtxml reads an input back with an empty source, so
+// one is set here too for the conversion to round-trip.
+func input(kind, bus string) libvirtxml.DomainInput {
+	return libvirtxml.DomainInput{Type: kind, Bus: bus, Source: &libvirtxml.DomainInputSource{}}
+}

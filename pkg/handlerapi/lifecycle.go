@@ -1,0 +1,32 @@
+package handlerapi
+
+import "fmt"
+
+// Operation is a lifecycle operation virt-api asks of the handler of an instance's node: a
+// plain PUT (no websocket, empty body) on the stream server, answered 200 once libvirt did it,
+// or with the refusal's status (404, 409, 503) and a text/plain reason. The names are
+// KubeVirt's subresources, and its virt-handler's paths.
+type Operation string
+
+const (
+	// Pause suspends the domain's vCPUs (libvirt virDomainSuspend); memory stays allocated.
+	Pause Operation = "pause"
+	// Unpause resumes them (virDomainResume).
+	Unpause Operation = "unpause"
+	// SoftReboot presses the ACPI power button with libvirt's reboot flag (virDomainReboot,
+	// VIR_DOMAIN_REBOOT_ACPI_POWER_BTN): the guest shuts down and QEMU starts it again.
+	SoftReboot Operation = "softreboot"
+)
+
+// Operations are the lifecycle operations a handler serves.
+var Operations = []Operation{Pause, Unpause, SoftReboot}
+
+// LifecyclePath is the path of op on namespace/name on a handler.
+func LifecyclePath(namespace, name string, op Operation) string {
+	return fmt.Sprintf("/v1/namespaces/%s/virtualmachineinstances/%s/%s", namespace, name, op)
+}
+
+// LifecyclePattern is LifecyclePath as an http.ServeMux pattern.
+func LifecyclePattern(op Operation) string {
+	return "PUT /v1/namespaces/{namespace}/virtualmachineinstances/{name}/" + string(op)
+}
