@@ -1,5 +1,6 @@
 // Package manager runs virt-controller's controllers over one set of shared informers: the
-// VirtualMachine, VirtualMachineInstance and VirtualMachineInstanceReplicaSet controllers.
+// VirtualMachine, VirtualMachineInstance and VirtualMachineInstanceReplicaSet controllers
+// (the first also reading instance types, preferences and their ControllerRevisions).
 // cmd/virt-controller wraps it in leader election; integration tests run it directly.
 package manager
 
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -19,13 +21,16 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
+	itv1beta1 "github.com/vmctl/vmctl/api/instancetype/v1beta1"
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/client/clientset/versioned/scheme"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions"
+	"github.com/vmctl/vmctl/controller/metrics"
 	"github.com/vmctl/vmctl/controller/replicaset"
 	"github.com/vmctl/vmctl/controller/vm"
 	"github.com/vmctl/vmctl/controller/vmi"
+	"github.com/vmctl/vmctl/pkg/instancetype"
 )
 
 // Component is the source name on the events the controllers record.
@@ -46,13 +51,16 @@ type Options struct {
 // Manager owns the shared informers and the controllers built on them.
 type Manager struct {
 	kubeFactory kubeinformers.SharedInformerFactory
-	virtFactory informers.SharedInformerFactory
-	broadcaster record.EventBroadcaster
-	runners     []runner
-	workers     int
-	hasSynced   []cache.InformerSynced
-	leading     atomic.Bool
-	synced      atomic.Bool
+	// revisionFactory watches only the ControllerRevisions pinning VMs' instance types.
+	revisionFactory kubeinformers.SharedInformerFactory
+	virtFactory     informers.SharedInformerFactory
+	broadcaster     record.EventBroadcaster
+	runners         []runner
+	workers         int
+	hasSynced       []cache.InformerSynced
+	metrics         *metrics.Collector
+	leading         atomic.Bool
+	synced          atomic.Bool
 }
 
 type runner interface {
@@ -65,11 +73,15 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	launchersOnly := kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.LabelSelector = labels.Set{v1.AppLabel: v1.LauncherApp}.String()
 	})
+	instancetypeRevisions := kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.LabelSelector = itv1beta1.ControllerRevisionObjectKindLabel
+	})
 	m := &Manager{
-		kubeFactory: kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, launchersOnly),
-		virtFactory: informers.NewSharedInformerFactory(virt, 0),
-		broadcaster: record.NewBroadcaster(),
-		workers:     opts.Workers,
+		kubeFactory:     kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, launchersOnly),
+		revisionFactory: kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, instancetypeRevisions),
+		virtFactory:     informers.NewSharedInformerFactory(virt, 0),
+		broadcaster:     record.NewBroadcaster(),
+		workers:         opts.Workers,
 	}
 	if m.workers <= 0 {
 		m.workers = 3
@@ -82,7 +94,13 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	vmis := m.virtFactory.Kubevirt().V1().VirtualMachineInstances()
 	rss := m.virtFactory.Kubevirt().V1().VirtualMachineInstanceReplicaSets()
 
-	vmController, err := vm.New(virt, vms, vmis, pods, recorder)
+	it := m.virtFactory.Instancetype().V1beta1()
+	types := vm.Instancetypes{
+		Instancetypes: it.VirtualMachineInstancetypes(), ClusterInstancetypes: it.VirtualMachineClusterInstancetypes(),
+		Preferences: it.VirtualMachinePreferences(), ClusterPreferences: it.VirtualMachineClusterPreferences(),
+		Revisions: m.revisionFactory.Apps().V1().ControllerRevisions(),
+	}
+	vmController, err := vm.New(virt, kube, vms, vmis, pods, types, recorder)
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine controller: %w", err)
 	}
@@ -97,8 +115,13 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 		return nil, fmt.Errorf("replica set controller: %w", err)
 	}
 	m.runners = []runner{vmController, vmiController, rsController}
+	m.metrics = &metrics.Collector{VMIs: vmis.Lister(), VMs: vms.Lister(), Synced: m.synced.Load, Leading: m.leading.Load, Ready: m.Ready,
+		Types: instancetype.ListerGetter{Instancetypes: types.Instancetypes.Lister(), ClusterInstancetypes: types.ClusterInstancetypes.Lister(),
+			Preferences: types.Preferences.Lister(), ClusterPreferences: types.ClusterPreferences.Lister()}}
 	m.hasSynced = []cache.InformerSynced{pods.Informer().HasSynced, vms.Informer().HasSynced,
-		vmis.Informer().HasSynced, rss.Informer().HasSynced}
+		vmis.Informer().HasSynced, rss.Informer().HasSynced, types.Revisions.Informer().HasSynced,
+		types.Instancetypes.Informer().HasSynced, types.ClusterInstancetypes.Informer().HasSynced,
+		types.Preferences.Informer().HasSynced, types.ClusterPreferences.Informer().HasSynced}
 	return m, nil
 }
 
@@ -106,8 +129,10 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 func (m *Manager) Run(ctx context.Context) error {
 	defer m.broadcaster.Shutdown()
 	m.kubeFactory.Start(ctx.Done())
+	m.revisionFactory.Start(ctx.Done())
 	m.virtFactory.Start(ctx.Done())
 	defer m.kubeFactory.Shutdown()
+	defer m.revisionFactory.Shutdown()
 	defer m.virtFactory.Shutdown()
 
 	g, ctx := errgroup.WithContext(ctx)
@@ -131,6 +156,10 @@ func (m *Manager) Ready() error {
 	}
 	return nil
 }
+
+// Metrics is the collector of virt-controller's kubevirt_* metrics over the manager's caches
+// (controller/metrics), for /metrics.
+func (m *Manager) Metrics() prometheus.Collector { return m.metrics }
 
 // Run builds the controllers and runs them until ctx ends.
 func Run(ctx context.Context, kube kubernetes.Interface, virt versioned.Interface, opts Options) error {

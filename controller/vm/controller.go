@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -24,6 +26,7 @@ import (
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
+	"github.com/vmctl/vmctl/pkg/instancetype"
 )
 
 // ControllerName is the component name on events the controller records.
@@ -34,10 +37,15 @@ var vmKind = v1.SchemeGroupVersion.WithKind("VirtualMachine")
 // Controller reconciles VirtualMachines.
 type Controller struct {
 	virt      versioned.Interface
+	kube      kubernetes.Interface
 	vmLister  listers.VirtualMachineLister
 	vmiLister listers.VirtualMachineInstanceLister
 	podLister corelisters.PodLister
 	synced    []cache.InformerSynced
+	// Instance types and preferences (instancetypes.go).
+	getter         instancetype.Getter
+	revisionLister appslisters.ControllerRevisionLister
+	vmIndexer      cache.Indexer
 
 	queue        workqueue.TypedRateLimitingInterface[string]
 	recorder     record.EventRecorder
@@ -47,11 +55,13 @@ type Controller struct {
 }
 
 // New wires the controller to its informers. Pods are watched only to summarise launcher
-// trouble (unschedulable, image pulls) in the VirtualMachine's printable status.
-func New(virt versioned.Interface, vms informers.VirtualMachineInformer, vmis informers.VirtualMachineInstanceInformer,
-	pods coreinformers.PodInformer, recorder record.EventRecorder) (*Controller, error) {
+// trouble (unschedulable, image pulls) in the VirtualMachine's printable status; instance
+// types and preferences to expand them and to start VMs that were waiting for one.
+func New(virt versioned.Interface, kube kubernetes.Interface, vms informers.VirtualMachineInformer, vmis informers.VirtualMachineInstanceInformer,
+	pods coreinformers.PodInformer, types Instancetypes, recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
 		virt:         virt,
+		kube:         kube,
 		vmLister:     vms.Lister(),
 		vmiLister:    vmis.Lister(),
 		podLister:    pods.Lister(),
@@ -63,6 +73,9 @@ func New(virt versioned.Interface, vms informers.VirtualMachineInformer, vmis in
 		jitter:       randomJitter,
 	}
 	if _, err := vms.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
+		return nil, err
+	}
+	if err := c.watchInstancetypes(vms.Informer(), types); err != nil {
 		return nil, err
 	}
 	if _, err := vmis.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{

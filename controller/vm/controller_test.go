@@ -23,11 +23,13 @@ import (
 // fixture is a controller over fake clients whose informer caches are filled by hand, so a
 // test states exactly what the controller sees and checks exactly what it writes.
 type fixture struct {
-	t        *testing.T
-	client   *fake.Clientset
-	recorder *record.FakeRecorder
-	c        *Controller
-	factory  informers.SharedInformerFactory
+	t           *testing.T
+	client      *fake.Clientset
+	kube        *kubefake.Clientset
+	recorder    *record.FakeRecorder
+	c           *Controller
+	factory     informers.SharedInformerFactory
+	kubeFactory kubeinformers.SharedInformerFactory
 }
 
 func newFixture(t *testing.T, vms []*v1.VirtualMachine, vmis []*v1.VirtualMachineInstance) *fixture {
@@ -38,10 +40,17 @@ func newFixture(t *testing.T, vms []*v1.VirtualMachine, vmis []*v1.VirtualMachin
 	for _, vmi := range vmis {
 		objects = append(objects, vmi)
 	}
-	f := &fixture{t: t, client: fake.NewSimpleClientset(objects...), recorder: record.NewFakeRecorder(10)}
+	f := &fixture{t: t, client: fake.NewSimpleClientset(objects...), kube: kubefake.NewSimpleClientset(), recorder: record.NewFakeRecorder(10)}
 	f.factory = informers.NewSharedInformerFactory(f.client, 0)
-	kube := kubeinformers.NewSharedInformerFactory(kubefake.NewSimpleClientset(), 0)
-	c, err := New(f.client, f.factory.Kubevirt().V1().VirtualMachines(), f.factory.Kubevirt().V1().VirtualMachineInstances(), kube.Core().V1().Pods(), f.recorder)
+	f.kubeFactory = kubeinformers.NewSharedInformerFactory(f.kube, 0)
+	it := f.factory.Instancetype().V1beta1()
+	types := Instancetypes{
+		Instancetypes: it.VirtualMachineInstancetypes(), ClusterInstancetypes: it.VirtualMachineClusterInstancetypes(),
+		Preferences: it.VirtualMachinePreferences(), ClusterPreferences: it.VirtualMachineClusterPreferences(),
+		Revisions: f.kubeFactory.Apps().V1().ControllerRevisions(),
+	}
+	c, err := New(f.client, f.kube, f.factory.Kubevirt().V1().VirtualMachines(), f.factory.Kubevirt().V1().VirtualMachineInstances(),
+		f.kubeFactory.Core().V1().Pods(), types, f.recorder)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +110,7 @@ func newVM(strategy v1.VirtualMachineRunStrategy) *v1.VirtualMachine {
 }
 
 func ownedInstance(vm *v1.VirtualMachine, phase v1.VirtualMachineInstancePhase) *v1.VirtualMachineInstance {
-	vmi := renderInstance(vm)
+	vmi := renderInstance(vm, vm.Spec.Template, nil)
 	vmi.UID = currentUID
 	vmi.Status.Phase = phase
 	return vmi

@@ -35,11 +35,29 @@ func (c *Controller) updateStatusFields(vm *v1.VirtualMachine, o observed, strat
 		}
 	}
 	setCondition(s, readyCond, now)
+	// Paused mirrors the instance's, as KubeVirt's VM does (kubectl wait --for=condition=Paused).
+	if paused := pausedCondition(vmi); paused != nil {
+		setCondition(s, v1.VirtualMachineCondition{Type: v1.VirtualMachinePaused, Status: corev1.ConditionTrue, Reason: paused.Reason, Message: paused.Message}, now)
+	} else {
+		removeCondition(s, v1.VirtualMachinePaused)
+	}
 	if syncErr != nil {
 		setCondition(s, v1.VirtualMachineCondition{Type: v1.VirtualMachineFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: syncErr.Error()}, now)
 	} else {
 		removeCondition(s, v1.VirtualMachineFailure)
 	}
+}
+
+// pausedCondition is the live instance's Paused condition when it is True, else nil.
+func pausedCondition(vmi *v1.VirtualMachineInstance) *v1.VirtualMachineInstanceCondition {
+	if vmi == nil || vmi.Status.Phase.IsFinal() || vmi.DeletionTimestamp != nil {
+		return nil
+	}
+	c := vmi.Status.Condition(v1.VirtualMachineInstancePaused)
+	if c == nil || c.Status != corev1.ConditionTrue {
+		return nil
+	}
+	return c
 }
 
 // setCondition replaces the condition of the same type, keeping its transition time when the

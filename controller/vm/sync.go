@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
+	itv1beta1 "github.com/vmctl/vmctl/api/instancetype/v1beta1"
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/api/kubevirt/v1/validation"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
@@ -45,6 +46,10 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	now := c.clock.Now()
 
 	vmi, syncErr := c.claimInstance(ctx, vm)
+	var pinErr error
+	if usesInstancetypes(vm) && vm.DeletionTimestamp == nil {
+		pinErr = c.pin(ctx, vm)
+	}
 	strategy, strategyErr := vm.Spec.EffectiveRunStrategy()
 	vm.Status.StartFailure = nextStartFailure(vm.Status.StartFailure, vmi, now, c.jitter)
 
@@ -53,7 +58,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		p = decide(vm, vmi, strategy, now)
 		vm.Status.StateChangeRequests = p.requests
 		var created *v1.VirtualMachineInstance
-		created, syncErr = c.act(ctx, key, vm, vmi, p)
+		created, syncErr = c.act(ctx, key, vm, vmi, p, pinErr)
 		if created != nil {
 			// Report the new instance at once: one status write per start, not two.
 			vmi = created
@@ -65,6 +70,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if strategyErr != nil {
 		syncErr = strategyErr
 	}
+	if syncErr == nil {
+		syncErr = pinErr
+	}
 	o := observed{vm: vm, vmi: vmi, pod: c.launcherPod(vmi), starting: p.createVMI || c.expectations.CreationsPending(key), backingOff: p.backoff > 0}
 	c.updateStatusFields(vm, o, strategy, syncErr)
 	if !equality.Semantic.DeepEqual(cached.Status, vm.Status) {
@@ -72,20 +80,21 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 			return err
 		}
 	}
-	if strategyErr != nil || apierrors.IsInvalid(syncErr) || errors.Is(syncErr, errForeignOwner) {
-		// Bad input is reported in the status and an event; retrying cannot fix it.
+	if strategyErr != nil || apierrors.IsInvalid(syncErr) || errors.Is(syncErr, errForeignOwner) || errors.Is(syncErr, errTypeUnavailable) {
+		// Bad input is reported in the status and an event; retrying cannot fix it. A missing
+		// instance type or preference enqueues the VM when it appears.
 		return nil
 	}
 	return syncErr
 }
 
 // act carries out a plan: delete the current instance, or create a new one and return it.
-func (c *Controller) act(ctx context.Context, key string, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance, p plan) (*v1.VirtualMachineInstance, error) {
+func (c *Controller) act(ctx context.Context, key string, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance, p plan, pinErr error) (*v1.VirtualMachineInstance, error) {
 	if p.deleteVMI {
 		return nil, c.deleteInstance(ctx, key, vm, vmi)
 	}
 	if p.createVMI {
-		return c.createInstance(ctx, key, vm)
+		return c.createInstance(ctx, key, vm, pinErr)
 	}
 	return nil, nil
 }
@@ -103,8 +112,27 @@ func (c *Controller) deleteInstance(ctx context.Context, key string, vm *v1.Virt
 	return nil
 }
 
-func (c *Controller) createInstance(ctx context.Context, key string, vm *v1.VirtualMachine) (*v1.VirtualMachineInstance, error) {
-	if errs := validation.ValidateVirtualMachineSpec(field.NewPath("spec"), &vm.Spec); len(errs) > 0 {
+// createInstance creates the VM's instance from its template, with its instance type and
+// preference expanded from the copies pinned in its status (pinErr: why they could not be).
+func (c *Controller) createInstance(ctx context.Context, key string, vm *v1.VirtualMachine, pinErr error) (*v1.VirtualMachineInstance, error) {
+	err := pinErr
+	var it *itv1beta1.VirtualMachineInstancetypeSpec
+	var pref *itv1beta1.VirtualMachinePreferenceSpec
+	if err == nil {
+		it, pref, err = c.pinnedSpecs(ctx, vm)
+	}
+	var tmpl *v1.VirtualMachineInstanceTemplateSpec
+	if err == nil {
+		tmpl, err = instanceTemplate(vm, it, pref)
+	}
+	if err != nil {
+		c.recorder.Eventf(vm, corev1.EventTypeWarning, FailedCreate, "Cannot create a virtual machine instance: %v", err)
+		return nil, err
+	}
+	// The spec checked is the one the instance gets: with an instance type, the expanded one.
+	expanded := vm.Spec
+	expanded.Template = tmpl
+	if errs := validation.ValidateVirtualMachineSpec(field.NewPath("spec"), &expanded); len(errs) > 0 {
 		err := apierrors.NewInvalid(vmKind.GroupKind(), vm.Name, errs)
 		c.recorder.Eventf(vm, corev1.EventTypeWarning, FailedCreate, "Cannot create a virtual machine instance: %v", errs.ToAggregate())
 		return nil, err
@@ -112,7 +140,11 @@ func (c *Controller) createInstance(ctx context.Context, key string, vm *v1.Virt
 	if err := c.ensureFirmwareUUID(ctx, vm); err != nil {
 		return nil, err
 	}
-	vmi := renderInstance(vm)
+	// Again: the firmware UUID may have just been added to the template.
+	if tmpl, err = instanceTemplate(vm, it, pref); err != nil {
+		return nil, err
+	}
+	vmi := renderInstance(vm, tmpl, pref)
 	c.expectations.ExpectCreations(key, 1)
 	created, err := c.virt.KubevirtV1().VirtualMachineInstances(vm.Namespace).Create(ctx, vmi, metav1.CreateOptions{})
 	if err != nil {

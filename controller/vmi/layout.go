@@ -22,6 +22,8 @@ const (
 	toolsBinary = toolsDir + "/virt-launcher"
 	// secretsDir is where the compute container mounts the Secrets cloud-init reads.
 	secretsDir = "/var/run/kubevirt-secrets"
+	// configDir is where it mounts configMap, secret, serviceAccount and downwardAPI volumes.
+	configDir = "/var/run/kubevirt-config"
 )
 
 // podSecurityContext makes every container of the pod run as the launcher's unprivileged user
@@ -48,7 +50,7 @@ func containerSecurityContext() *corev1.SecurityContext {
 }
 
 // launcherArgs tell the launcher which domain it runs, how long a shutdown may take, and
-// whether the guest has a masquerade NIC to wire (the only pod network binding supported).
+// whether the guest has a masquerade or bridge NIC to wire.
 func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 	args := []string{"--name", vmi.Name, "--namespace", vmi.Namespace, "--uid", string(vmi.UID),
 		"--grace-period", strconv.FormatInt(grace, 10)}
@@ -58,6 +60,9 @@ func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 	network := "none"
 	if vmi.Spec.HasPodInterface() {
 		network = "masquerade"
+		if vmi.Spec.BridgeBound() {
+			network = "bridge"
+		}
 	}
 	return append(args, "--network", network)
 }
@@ -70,10 +75,18 @@ func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 		{Name: toolsVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(toolsLimit.DeepCopy())}}},
 	}
 	for _, vol := range vmi.Spec.Volumes {
-		if pvc := vol.PersistentVolumeClaim; pvc != nil {
+		if pvc, ok := vol.Claim(); ok {
 			volumes = append(volumes, corev1.Volume{Name: pvcVolume(vol.Name), VolumeSource: corev1.VolumeSource{
 				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: pvc.ClaimName, ReadOnly: pvc.ReadOnly}}})
 		}
+	}
+	for _, vol := range vmi.Spec.Volumes {
+		if src, ok := configVolumeSource(vol); ok {
+			volumes = append(volumes, corev1.Volume{Name: layout.ConfigVolume(vol.Name), VolumeSource: src})
+		}
+	}
+	if _, ok := hugepageSize(vmi); ok {
+		volumes = append(volumes, corev1.Volume{Name: hugepagesVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumHugePages}}})
 	}
 	// Optional: a missing secret must not hold the pod in ContainerCreating, where nobody
 	// says why; virt-handler finds no volume and fails the instance saying which secret.
@@ -83,6 +96,11 @@ func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 	}
 	return volumes
 }
+
+// hugepagesVolume holds the guest's huge pages.
+const hugepagesVolume = "hugepages"
+
+func isFalse(b *bool) bool { return b != nil && !*b }
 
 // secretVolume names the pod volume of the instance's i-th Secret (v1.SecretsOf).
 func secretVolume(i int) string { return fmt.Sprintf("secret-%d", i+1) }
@@ -94,9 +112,18 @@ func pvcVolume(volume string) string { return "pvc-" + volume }
 func computeMounts(vmi *v1.VirtualMachineInstance) []corev1.VolumeMount {
 	mounts := []corev1.VolumeMount{privateMount}
 	for _, vol := range vmi.Spec.Volumes {
-		if pvc := vol.PersistentVolumeClaim; pvc != nil {
+		if pvc, ok := vol.Claim(); ok {
 			mounts = append(mounts, corev1.VolumeMount{Name: pvcVolume(vol.Name), MountPath: layout.InPod(layout.DiskRel(vol.Name)), ReadOnly: pvc.ReadOnly})
 		}
+	}
+	for _, vol := range vmi.Spec.Volumes {
+		if _, ok := configVolumeSource(vol); ok {
+			mounts = append(mounts, corev1.VolumeMount{Name: layout.ConfigVolume(vol.Name), MountPath: path.Join(configDir, vol.Name), ReadOnly: true})
+		}
+	}
+	if _, ok := hugepageSize(vmi); ok {
+		// libvirt finds hugetlbfs mounts in /proc/mounts.
+		mounts = append(mounts, corev1.VolumeMount{Name: hugepagesVolume, MountPath: "/dev/hugepages"})
 	}
 	// The kubelet sets up only the volumes a container mounts; virt-handler reads these
 	// through the kubelet's directory, the launcher never.
@@ -146,6 +173,10 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 		holder := imageContainer("volume-"+vol.Name, cd.Image, cd.ImagePullPolicy,
 			[]string{toolsBinary, "hold-disk", src, layout.InPod(layout.DiskRel(vol.Name))})
 		containers = append(containers, sidecar(holder))
+	}
+	devs := vmi.Spec.Domain.Devices
+	if isFalse(devs.AutoattachSerialConsole) || isFalse(devs.LogSerialConsole) {
+		return containers // no serial console, or its log is not wanted
 	}
 	return append(containers, sidecar(corev1.Container{
 		Name:            GuestConsoleLogContainer,

@@ -71,9 +71,16 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 			Tolerations:                   append([]corev1.Toleration(nil), vmi.Spec.Tolerations...),
 			TerminationGracePeriodSeconds: ptr.To(grace + shutdownMargin),
 			Hostname:                      vmi.Spec.Hostname,
+			Subdomain:                     vmi.Spec.Subdomain,
+			DNSPolicy:                     vmi.Spec.DNSPolicy,
+			DNSConfig:                     vmi.Spec.DNSConfig.DeepCopy(),
+			PriorityClassName:             vmi.Spec.PriorityClassName,
+			SchedulerName:                 vmi.Spec.SchedulerName,
+			TopologySpreadConstraints:     topologySpread(vmi),
 			// Every containerDisk's sidecar lends QEMU its image through /proc/<pid>/root.
 			ShareProcessNamespace:        ptr.To(true),
 			AutomountServiceAccountToken: ptr.To(false),
+			ServiceAccountName:           serviceAccountName(vmi),
 			ImagePullSecrets:             pullSecrets(vmi),
 			SecurityContext:              podSecurityContext(),
 			Volumes:                      podVolumes(vmi, cfg),
@@ -86,6 +93,8 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 				Resources:       launcherResources(vmi, cfg),
 				VolumeMounts:    computeMounts(vmi),
 				SecurityContext: containerSecurityContext(),
+				ReadinessProbe:  guestProbe(vmi.Spec.ReadinessProbe),
+				LivenessProbe:   guestProbe(vmi.Spec.LivenessProbe),
 				// A launcher that fails before its domain runs says why in its last log lines.
 				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 			}},
@@ -106,6 +115,17 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 	memory := guestMemory(vmi)
 	if !r.OvercommitGuestOverhead {
 		memory.Add(LauncherOverhead)
+	}
+	if size, ok := hugepageSize(vmi); ok {
+		// The guest's RAM comes from huge pages, so only the overhead is ordinary memory. A
+		// node without pages of this size cannot take the pod: the scheduler says so in the
+		// instance's PodScheduled condition.
+		pages := corev1.ResourceName(corev1.ResourceHugePagesPrefix + size)
+		if out.Limits == nil {
+			out.Limits = corev1.ResourceList{}
+		}
+		out.Requests[pages], out.Limits[pages] = guestMemory(vmi), guestMemory(vmi)
+		memory = LauncherOverhead.DeepCopy()
 	}
 	out.Requests[corev1.ResourceMemory] = memory
 	if _, set := out.Requests[corev1.ResourceEphemeralStorage]; !set {
@@ -130,6 +150,43 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 		out.Requests[name] = resource.MustParse("1")
 	}
 	return out
+}
+
+// guestProbe is an instance's httpGet or tcpSocket probe as the compute container's: the
+// kubelet probes the pod IP, which the masquerade binding forwards to the guest, as in
+// KubeVirt. A failed liveness probe ends the container, so the instance fails; readiness
+// is the pod's, which virt-handler folds into the instance's Ready condition.
+func guestProbe(p *v1.Probe) *corev1.Probe {
+	if p == nil || (p.HTTPGet == nil && p.TCPSocket == nil) {
+		return nil
+	}
+	return &corev1.Probe{
+		ProbeHandler:        corev1.ProbeHandler{HTTPGet: p.HTTPGet.DeepCopy(), TCPSocket: p.TCPSocket.DeepCopy()},
+		InitialDelaySeconds: p.InitialDelaySeconds,
+		TimeoutSeconds:      p.TimeoutSeconds,
+		PeriodSeconds:       p.PeriodSeconds,
+		SuccessThreshold:    p.SuccessThreshold,
+		FailureThreshold:    p.FailureThreshold,
+	}
+}
+
+// topologySpread copies the instance's spread constraints to its pod, whose labels are the
+// instance's.
+func topologySpread(vmi *v1.VirtualMachineInstance) []corev1.TopologySpreadConstraint {
+	var out []corev1.TopologySpreadConstraint
+	for _, c := range vmi.Spec.TopologySpreadConstraints {
+		out = append(out, *c.DeepCopy())
+	}
+	return out
+}
+
+// hugepageSize is the huge page size backing the guest's memory, if any.
+func hugepageSize(vmi *v1.VirtualMachineInstance) (string, bool) {
+	m := vmi.Spec.Domain.Memory
+	if m == nil || m.Hugepages == nil || m.Hugepages.PageSize == "" {
+		return "", false
+	}
+	return m.Hugepages.PageSize, true
 }
 
 // guestMemory is the RAM the guest sees: memory.guest, else the memory request, else the limit.
