@@ -1,21 +1,18 @@
 // Package virtctl is the command line users drive virtual machines with, as KubeVirt's
-// virtctl: start, stop, restart, console, expose, port-forward, ssh, scp and version.
+// virtctl: start, stop, restart, pause, unpause, soft-reboot, console, expose, port-forward,
+// ssh, scp, version and create vm.
 // Installed as kubectl-virt it is also the kubectl plugin `kubectl virt ...`. Cluster access
 // is kubectl's: $KUBECONFIG or ~/.kube/config, and the same --kubeconfig, --context,
 // --namespace, ... flags.
 package virtctl
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 )
-
-// Version is stamped at build time with -ldflags "-X github.com/vmctl/vmctl/virtctl.Version=...".
-var Version = "devel"
 
 // NewRootCommand is virtctl with all its subcommands.
 func NewRootCommand() *cobra.Command {
@@ -33,17 +30,11 @@ func NewRootCommand() *cobra.Command {
 	cl := newClientLoader(root.PersistentFlags())
 	root.AddCommand(
 		startCommand(cl), stopCommand(cl), restartCommand(cl),
+		softRebootCommand(cl),
 		consoleCommand(cl), exposeCommand(cl),
 		portForwardCommand(cl), sshCommand(cl), scpCommand(cl),
-		&cobra.Command{
-			Use:   "version",
-			Short: "Print virtctl's version",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				_, err := fmt.Fprintln(cmd.OutOrStdout(), "virtctl", Version)
-				return err
-			},
-		},
+		versionCommand(cl), createCommand(),
 	)
+	root.AddCommand(pauseCommands(cl)...)
 	return root
 }

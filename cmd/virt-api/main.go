@@ -1,7 +1,8 @@
 // Command virt-api serves KubeVirt's subresource API (subresources.kubevirt.io/v1: start,
-// stop, restart, console) as an aggregated API server, and the admission webhooks for
-// VirtualMachines, instances and replica sets. It makes its own certificates (package
-// virtapi/certs) and injects their CA into the APIService and webhook configurations.
+// stop, restart, pause, unpause, softreboot, console, portforward, version) as an aggregated
+// API server, and the admission webhooks for VirtualMachines, instances and replica sets. It
+// makes its own certificates (package virtapi/certs) and injects their CA into the APIService
+// and webhook configurations.
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/pkg/component"
+	"github.com/vmctl/vmctl/pkg/instancetype"
 	"github.com/vmctl/vmctl/virtapi/admission"
 	"github.com/vmctl/vmctl/virtapi/certs"
 	"github.com/vmctl/vmctl/virtapi/server"
@@ -52,6 +54,9 @@ func run(ctx context.Context, opts *server.Options, limits admission.Limits, nam
 	}
 	cfg.QPS, cfg.Burst = 50, 100
 	kube := kubernetes.NewForConfigOrDie(cfg)
+	// Admission reads the instance types, preferences and revisions a VM names; a lookup
+	// must leave the webhook (10 s) time to answer.
+	limits.Instancetypes = instancetype.ClientGetter{Virt: versioned.NewForConfigOrDie(cfg), Kube: kube, Timeout: 5 * time.Second}
 	certMgr := &certs.Manager{
 		Kube: kube, Dynamic: dynamic.NewForConfigOrDie(cfg),
 		Namespace: namespace, Secret: secret, Dir: certDir,

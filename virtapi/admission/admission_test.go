@@ -68,7 +68,7 @@ func TestValidateVM(t *testing.T) {
 		warning string
 	}{
 		{name: "valid", edit: func(map[string]any) {}},
-		{name: "unknown volume kind", field: "spec.template.spec.volumes[0].hostDisk", why: "supported values", edit: func(m map[string]any) {
+		{name: "host disk", field: "spec.template.spec.volumes[0].hostDisk", why: "HostDisk feature gate", edit: func(m map[string]any) {
 			tplSpec(m)["volumes"] = []any{map[string]any{"name": "root", "hostDisk": map[string]any{"path": "/"}}}
 		}},
 		{name: "disk without volume", field: "spec.template.spec.domain.devices.disks[0].name", why: `no volume named "other"`, edit: func(m map[string]any) {

@@ -30,20 +30,26 @@ func defaultInstanceSpec(spec *v1.VirtualMachineInstanceSpec) {
 
 // DefaultVM defaults a VirtualMachine's template; on create it also gives the VM a random
 // firmware UUID, so the guest's system UUID is stable across restarts and unique, and the
-// controller need not write one at first start.
+// controller need not write one at first start. The template of a VM naming an instance
+// type or preference is left undefaulted: a default (disk bus, machine type, grace period,
+// guest memory) would beat the preference or conflict with the instance type; the
+// controller defaults the instance after expanding them.
 func DefaultVM(vm *v1.VirtualMachine, create bool) []PatchOp {
+	ops := dropIgnoredInference(vm)
 	if vm.Spec.Template == nil {
-		return nil
+		return ops
 	}
 	spec := vm.Spec.Template.Spec.DeepCopy()
-	defaultInstanceSpec(spec)
+	if !vm.Spec.NamesInstancetypeOrPreference() {
+		defaultInstanceSpec(spec)
+	}
 	if create && (spec.Domain.Firmware == nil || spec.Domain.Firmware.UUID == "") {
 		if spec.Domain.Firmware == nil {
 			spec.Domain.Firmware = &v1.Firmware{}
 		}
 		spec.Domain.Firmware.UUID = NewUUID()
 	}
-	return diffInstanceSpec("/spec/template/spec", &vm.Spec.Template.Spec, spec)
+	return append(ops, diffInstanceSpec("/spec/template/spec", &vm.Spec.Template.Spec, spec)...)
 }
 
 // DefaultVMI defaults an instance's spec.
@@ -75,6 +81,7 @@ func diffInstanceSpec(prefix string, before, after *v1.VirtualMachineInstanceSpe
 	add("terminationGracePeriodSeconds", before.TerminationGracePeriodSeconds, after.TerminationGracePeriodSeconds)
 	add("domain", before.Domain, after.Domain)
 	add("networks", before.Networks, after.Networks)
+	add("architecture", before.Architecture, after.Architecture)
 	return ops
 }
 

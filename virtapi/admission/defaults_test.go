@@ -49,8 +49,10 @@ func TestDefaultVM(t *testing.T) {
 		t.Errorf("firmware UUID not set: %+v", d.Firmware)
 	case d.Machine == nil || d.Machine.Type != "q35":
 		t.Errorf("machine type not q35: %+v", d.Machine)
-	case d.Devices.Disks[0].Disk == nil || d.Devices.Disks[0].Disk.Bus != v1.DiskBusVirtio:
-		t.Errorf("disk bus not virtio: %+v", d.Devices.Disks[0])
+	case d.Devices.Disks[0].Disk == nil || d.Devices.Disks[0].Disk.Bus != v1.DiskBusSATA:
+		t.Errorf("disk bus not sata: %+v", d.Devices.Disks[0])
+	case vm.Spec.Template.Spec.Architecture != "amd64":
+		t.Errorf("architecture not amd64: %q", vm.Spec.Template.Spec.Architecture)
 	case vm.Spec.Template.Spec.TerminationGracePeriodSeconds == nil || len(vm.Spec.Template.Spec.Networks) != 1:
 		t.Errorf("API defaults not applied: %+v", vm.Spec.Template.Spec)
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/pkg/instancetype"
 )
 
 // MinGuestMemory is the least memory a guest may have. Below it no guest this platform runs
@@ -30,6 +31,10 @@ type Limits struct {
 	// which the guest may fill to its capacity; and the node cannot create one larger than
 	// its file system allows (ext4: 16Ti), so 64Ti failed at the node.
 	MaxEmptyDiskCapacity resource.Quantity
+	// Instancetypes reads the instance types, preferences and ControllerRevisions VMs name
+	// (virt-api: from the API server). Nil refuses every VM that names one: it cannot be
+	// checked.
+	Instancetypes instancetype.Getter
 }
 
 // DefaultLimits are virt-api's defaults (--max-empty-disk-capacity=100Gi).

@@ -20,9 +20,11 @@ import (
 	apivalidation "github.com/vmctl/vmctl/api/kubevirt/v1/validation"
 )
 
-// knownVolumeKinds are the volume sources the node can provide; everything else (hostDisk,
-// a hostPath, ...) is refused, so a VM spec can never reach the node's files.
-var knownVolumeKinds = []string{"containerDisk", "cloudInitNoCloud", "cloudInitConfigDrive", "emptyDisk", "persistentVolumeClaim"}
+// knownVolumeKinds are the volume sources of KubeVirt's schema; anything else (a hostPath ...)
+// is refused, so a VM spec can never reach the node's files. Those the node cannot provide
+// are refused with their reason by unsupportedVolumes.
+var knownVolumeKinds = []string{"containerDisk", "cloudInitNoCloud", "cloudInitConfigDrive", "emptyDisk", "persistentVolumeClaim",
+	"ephemeral", "configMap", "secret", "serviceAccount", "downwardAPI", "dataVolume", "hostDisk", "sysprep", "downwardMetrics"}
 
 // launcherContainerPrefix names a containerDisk's init container in the launcher pod:
 // volume-<volume name> (controller/vmi/layout.go), which must be a DNS label.
@@ -46,6 +48,7 @@ func validateInstanceSpec(path *field.Path, spec *v1.VirtualMachineInstanceSpec,
 	errs = append(errs, volumeNames(path.Child("volumes"), spec.Volumes)...)
 	errs = append(errs, firmware(path.Child("domain", "firmware"), spec.Domain.Firmware)...)
 	errs = append(errs, accessCredentials(path.Child("accessCredentials"), spec)...)
+	errs = append(errs, unsupported(path, spec)...)
 	if spec.Hostname != "" && badText(spec.Hostname) == "" { // else domainText said why
 		for _, msg := range validation.IsDNS1123Label(spec.Hostname) {
 			errs = append(errs, field.Invalid(path.Child("hostname"), spec.Hostname, msg))

@@ -15,15 +15,17 @@ import (
 func storedVMI(t *testing.T) []byte {
 	t.Helper()
 	vmi := &v1.VirtualMachineInstance{}
-	mutated(t, VirtualMachineInstances, admissionv1.Create, []byte(vmiJSON), vmi)
+	created := edit(t, vmiJSON, func(m map[string]any) {
+		s := at(m, "spec").(map[string]any)
+		s["volumes"] = append(s["volumes"].([]any), map[string]any{"name": "scratch", "emptyDisk": map[string]any{"capacity": "1024Mi"}})
+	})
+	mutated(t, VirtualMachineInstances, admissionv1.Create, created, vmi)
 	raw, err := json.Marshal(vmi)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return edit(t, string(raw), func(m map[string]any) {
-		s := at(m, "spec").(map[string]any)
-		s["volumes"] = append(s["volumes"].([]any), map[string]any{"name": "scratch", "emptyDisk": map[string]any{"capacity": "1024Mi"}})
-		s["nodeSelector"] = map[string]any{}
+		at(m, "spec").(map[string]any)["nodeSelector"] = map[string]any{}
 	})
 }
 

@@ -30,14 +30,32 @@ func rawSpec(raw []byte, keys ...string) json.RawMessage {
 // ValidateVM checks a VirtualMachine. A VM that will not run (Halted) may name disks with no
 // volume, with a warning: KubeVirt's own documented example does, and must apply; it is
 // refused once it is asked to run, as its instance could not start.
+//
+// A VM naming an instance type or preference is checked as it will run, with both expanded
+// into its template (instancetypes.go); one whose instance type is missing or conflicts with
+// its template is refused without further checks.
 func ValidateVM(vm *v1.VirtualMachine, raw []byte, limits Limits) (field.ErrorList, []string) {
 	spec := field.NewPath("spec")
-	errs := apivalidation.ValidateVirtualMachineSpec(spec, &vm.Spec)
 	var warnings []string
 	if vm.Spec.Running != nil {
 		warnings = append(warnings, RunningDeprecated)
 	}
+	if vm.Spec.NamesInstancetypeOrPreference() {
+		expanded, errs := expandVM(vm, limits.Instancetypes)
+		if len(errs) > 0 {
+			return append(errs, instanceName(field.NewPath("metadata", "name"), vm.Name, 0)...), warnings
+		}
+		if expanded != nil {
+			vm = vm.DeepCopy()
+			vm.Spec.Template = expanded
+		}
+	}
+	errs := apivalidation.ValidateVirtualMachineSpec(spec, &vm.Spec)
 	errs = append(errs, instanceName(field.NewPath("metadata", "name"), vm.Name, 0)...)
+	errs = append(errs, unsupportedVM(spec, vm)...)
+	if vm.Spec.Template != nil {
+		errs = append(errs, hookSidecars(spec.Child("template", "metadata", "annotations"), vm.Spec.Template.ObjectMeta.Annotations)...)
+	}
 	if vm.Spec.Template == nil {
 		return errs, warnings
 	}
@@ -56,6 +74,7 @@ func ValidateVM(vm *v1.VirtualMachine, raw []byte, limits Limits) (field.ErrorLi
 // ValidateVMI checks a new VirtualMachineInstance (updates: ValidateVMIUpdate).
 func ValidateVMI(vmi *v1.VirtualMachineInstance, raw []byte, limits Limits) field.ErrorList {
 	errs := instanceName(field.NewPath("metadata", "name"), vmi.Name, 0)
+	errs = append(errs, hookSidecars(field.NewPath("metadata", "annotations"), vmi.Annotations)...)
 	return dedupe(append(errs, validateInstanceSpec(field.NewPath("spec"), &vmi.Spec, rawSpec(raw, "spec"), true, limits)...))
 }
 
@@ -65,6 +84,7 @@ func ValidateVMIRS(rs *v1.VirtualMachineInstanceReplicaSet, raw []byte, limits L
 	errs := apivalidation.ValidateReplicaSetSpec(spec, &rs.Spec)
 	errs = append(errs, instanceName(field.NewPath("metadata", "name"), rs.Name, replicaSuffixLen)...)
 	if rs.Spec.Template != nil {
+		errs = append(errs, hookSidecars(spec.Child("template", "metadata", "annotations"), rs.Spec.Template.ObjectMeta.Annotations)...)
 		errs = append(errs, validateInstanceSpec(spec.Child("template", "spec"), &rs.Spec.Template.Spec, rawSpec(raw, "spec", "template", "spec"), true, limits)...)
 	}
 	return dedupe(errs)

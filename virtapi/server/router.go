@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/request"
 
+	"github.com/vmctl/vmctl/pkg/handlerapi"
 	"github.com/vmctl/vmctl/virtapi/subresources"
 )
 
@@ -17,6 +18,10 @@ type router struct{ h *subresources.Handler }
 
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	info, ok := request.RequestInfoFrom(r.Context())
+	if ok && isVersion(info) {
+		subresources.ServeVersion(w, r)
+		return
+	}
 	if !ok || !info.IsResourceRequest || info.Namespace == "" || info.Name == "" {
 		http.NotFound(w, r)
 		return
@@ -28,6 +33,12 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.h.ServeVM(w, r, info.Namespace, info.Name, subresources.Stop)
 	case "virtualmachines/restart":
 		rt.h.ServeVM(w, r, info.Namespace, info.Name, subresources.Restart)
+	case "virtualmachineinstances/pause":
+		rt.h.ServeInstance(w, r, info.Namespace, info.Name, handlerapi.Pause)
+	case "virtualmachineinstances/unpause":
+		rt.h.ServeInstance(w, r, info.Namespace, info.Name, handlerapi.Unpause)
+	case "virtualmachineinstances/softreboot":
+		rt.h.ServeInstance(w, r, info.Namespace, info.Name, handlerapi.SoftReboot)
 	case "virtualmachineinstances/console":
 		rt.h.ServeConsole(w, r, info.Namespace, info.Name)
 	case "virtualmachineinstances/portforward", "virtualmachines/portforward":
@@ -37,6 +48,12 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err := apierrors.NewNotFound(subresourceGR(info.Resource), info.Name)
 		http.Error(w, err.Error(), http.StatusNotFound)
 	}
+}
+
+// isVersion is GET /apis/subresources.kubevirt.io/v1/version, which the resolver parses as a
+// list of the cluster-scoped resource "version" (so RBAC grants it as such).
+func isVersion(info *request.RequestInfo) bool {
+	return info.IsResourceRequest && info.Resource == "version" && info.Namespace == "" && info.Name == "" && info.Subresource == ""
 }
 
 func subresourceGR(resource string) schema.GroupResource {

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"k8s.io/apiserver/pkg/endpoints/request"
@@ -19,13 +20,18 @@ func TestAggregatedDiscoveryNestsTheSubresources(t *testing.T) {
 	if vm.Resource != "virtualmachines" || len(vm.Subresources) != 4 || vm.Subresources[0].Subresource != "start" || vm.Subresources[0].Verbs[0] != "update" {
 		t.Fatalf("virtualmachines %+v", vm)
 	}
-	if vmi.Resource != "virtualmachineinstances" || len(vmi.Subresources) != 2 || vmi.Subresources[0].Subresource != "console" || vmi.Subresources[0].Verbs[0] != "get" {
+	if vmi.Resource != "virtualmachineinstances" || len(vmi.Subresources) != 5 || vmi.Subresources[0].Subresource != "console" || vmi.Subresources[0].Verbs[0] != "get" {
 		t.Fatalf("virtualmachineinstances %+v", vmi)
+	}
+	for i, want := range []string{"pause", "unpause", "softreboot"} {
+		if sub := vmi.Subresources[1+i]; sub.Subresource != want || len(sub.Verbs) != 1 || sub.Verbs[0] != "update" {
+			t.Errorf("virtualmachineinstances/%s: %+v, want verb update", want, sub)
+		}
 	}
 }
 
 // TestRouterRefusesWhatItDoesNotServe: paths the request-info resolver parsed into something
-// other than our four subresources are 404s, never a handler.
+// other than our subresources and the version are 404s, never a handler.
 func TestRouterRefusesWhatItDoesNotServe(t *testing.T) {
 	rt := &router{h: &subresources.Handler{}}
 	for _, info := range []*request.RequestInfo{
@@ -33,7 +39,10 @@ func TestRouterRefusesWhatItDoesNotServe(t *testing.T) {
 		{IsResourceRequest: false, Path: "/apis/subresources.kubevirt.io/v1/x"},
 		{IsResourceRequest: true, Namespace: "ns", Resource: "virtualmachines", Name: "vm", Subresource: "migrate"},
 		{IsResourceRequest: true, Namespace: "ns", Resource: "pods", Name: "p", Subresource: "exec"},
-		{IsResourceRequest: true, Resource: "virtualmachines", Name: "vm", Subresource: "start"}, // no namespace
+		{IsResourceRequest: true, Resource: "virtualmachines", Name: "vm", Subresource: "start"},                  // no namespace
+		{IsResourceRequest: true, Namespace: "ns", Resource: "virtualmachines", Name: "vm", Subresource: "pause"}, // KubeVirt has no VM pause
+		{IsResourceRequest: true, Resource: "version", Name: "x"},
+		{IsResourceRequest: true, Namespace: "ns", Resource: "version"},
 	} {
 		req := httptest.NewRequest(http.MethodPut, "/apis/subresources.kubevirt.io/v1/whatever", nil)
 		if info != nil {
@@ -44,5 +53,18 @@ func TestRouterRefusesWhatItDoesNotServe(t *testing.T) {
 		if rec.Code != http.StatusNotFound {
 			t.Errorf("%+v: %d, want 404", info, rec.Code)
 		}
+	}
+}
+
+// TestRouterServesTheVersion: GET .../v1/version, as the resolver parses it, is the build's
+// version document.
+func TestRouterServesTheVersion(t *testing.T) {
+	rt := &router{h: &subresources.Handler{}}
+	req := httptest.NewRequest(http.MethodGet, "/apis/subresources.kubevirt.io/v1/version", nil)
+	req = req.WithContext(request.WithRequestInfo(req.Context(), &request.RequestInfo{IsResourceRequest: true, Verb: "list", Resource: "version"}))
+	rec := httptest.NewRecorder()
+	rt.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"gitVersion":`) || !strings.Contains(rec.Body.String(), `"platform":`) {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
 	}
 }

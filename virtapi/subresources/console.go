@@ -1,12 +1,15 @@
 package subresources
 
 import (
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -85,6 +88,22 @@ func (h *Handler) dialHandler(r *http.Request, vmi *v1.VirtualMachineInstance, p
 	if err != nil {
 		return nil, err
 	}
+	tlsConfig, err := h.handlerTLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	dialer := websocket.Dialer{TLSClientConfig: tlsConfig, Subprotocols: []string{protocol}, HandshakeTimeout: handshake}
+	u := url.URL{Scheme: "wss", Host: net.JoinHostPort(ip, strconv.Itoa(h.handlerPort())), Path: path}
+	conn, resp, err := dialer.DialContext(r.Context(), u.String(), nil)
+	if err != nil {
+		return nil, handlerError(vmi.Name, resp, err)
+	}
+	return conn, nil
+}
+
+// handlerTLSConfig is virt-api's side of the mutual TLS with the handlers, as of now (the
+// material rotates).
+func (h *Handler) handlerTLSConfig() (*tls.Config, error) {
 	material, err := h.HandlerTLS()
 	if err != nil {
 		return nil, apierrors.NewServiceUnavailable(err.Error())
@@ -93,13 +112,7 @@ func (h *Handler) dialHandler(r *http.Request, vmi *v1.VirtualMachineInstance, p
 	if err != nil {
 		return nil, apierrors.NewServiceUnavailable(err.Error())
 	}
-	dialer := websocket.Dialer{TLSClientConfig: tlsConfig, Subprotocols: []string{protocol}, HandshakeTimeout: handshake}
-	u := url.URL{Scheme: "wss", Host: net.JoinHostPort(ip, strconv.Itoa(h.handlerPort())), Path: path}
-	conn, resp, err := dialer.DialContext(r.Context(), u.String(), nil)
-	if err != nil {
-		return nil, handlerError(resp, err)
-	}
-	return conn, nil
+	return tlsConfig, nil
 }
 
 // handlerIP is the address of the ready virt-handler pod on node.
@@ -126,18 +139,24 @@ func (h *Handler) handlerPort() int {
 	return handlerapi.Port
 }
 
-// handlerError passes on the handler's refusal (404, 409, 503 with its reason) as a status.
-func handlerError(resp *http.Response, err error) error {
+// handlerError passes on the handler's refusal of a request about the instance name (400,
+// 404, 409, 500, 503 with its reason) as a status; without a response, the handler was not
+// reached (err).
+func handlerError(name string, resp *http.Response, err error) error {
 	if resp == nil {
 		return apierrors.NewServiceUnavailable(fmt.Sprintf("virt-handler: %v", err))
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	msg := fmt.Sprintf("virt-handler: %s", body)
+	msg := fmt.Sprintf("virt-handler: %s", strings.TrimSpace(string(body)))
 	switch resp.StatusCode {
+	case http.StatusBadRequest:
+		return apierrors.NewBadRequest(msg)
 	case http.StatusNotFound:
 		return apierrors.NewNotFound(vmiResource, msg)
 	case http.StatusConflict:
-		return apierrors.NewConflict(vmiResource, "", fmt.Errorf("%s", msg))
+		return apierrors.NewConflict(vmiResource, name, errors.New(msg))
+	case http.StatusInternalServerError:
+		return apierrors.NewInternalError(errors.New(msg))
 	default:
 		return apierrors.NewServiceUnavailable(msg)
 	}

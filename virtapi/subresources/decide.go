@@ -1,6 +1,8 @@
-// Package subresources is what virt-api does for PUT start, stop and restart on a
-// VirtualMachine: a pure decision per request (this file), and the HTTP handlers that load
-// the VM, apply the decision with conflict retries and answer 202 or 409.
+// Package subresources is what virt-api does for its subresources. PUT start, stop and
+// restart on a VirtualMachine: a pure decision per request (this file), and the HTTP handlers
+// that load the VM, apply the decision with conflict retries and answer 202 or 409. PUT pause,
+// unpause and softreboot on an instance (lifecycle.go), the console and port-forward: checked
+// here, carried out by the virt-handler of the instance's node. GET version (version.go).
 package subresources
 
 import (

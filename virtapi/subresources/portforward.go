@@ -66,6 +66,8 @@ func portForwardRefusal(vmi *v1.VirtualMachineInstance) string {
 		return fmt.Sprintf("the instance %s has no node yet", vmi.Name)
 	case !vmi.Spec.HasPodInterface():
 		return fmt.Sprintf("the instance %s has no pod network interface (masquerade) to forward to", vmi.Name)
+	case vmi.Spec.BridgeBound():
+		return fmt.Sprintf("the instance %s uses the bridge binding: its guest holds the pod IP, which the pod itself can no longer reach; connect to the pod IP (or a Service) instead", vmi.Name)
 	}
 	return ""
 }

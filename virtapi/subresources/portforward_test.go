@@ -39,7 +39,7 @@ func TestPortForwardRefusal(t *testing.T) {
 		{name: "no node", change: func(vmi *v1.VirtualMachineInstance) { vmi.Status.NodeName = "" }, want: "no node"},
 		{name: "bridge only", change: func(vmi *v1.VirtualMachineInstance) {
 			vmi.Spec.Domain.Devices.Interfaces = []v1.Interface{{Name: "br", InterfaceBindingMethod: v1.InterfaceBindingMethod{Bridge: &v1.InterfaceBridge{}}}}
-		}, want: "no pod network interface"},
+		}, want: "bridge binding"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vmi := podNetworkInstance(v1.Running)
