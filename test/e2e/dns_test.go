@@ -85,3 +85,28 @@ func fetchFromPod(t *testing.T, f *framework.Framework, name, url string) string
 	}
 	return string(out)
 }
+
+// TestSubdomainMakesTheGuestResolvable: an instance with hostname and subdomain, and a
+// headless Service of the subdomain's name selecting it, is <hostname>.<subdomain>.<ns>.svc
+// in the cluster's DNS, as a pod would be; another guest resolves and fetches it.
+func TestSubdomainMakesTheGuestResolvable(t *testing.T) {
+	f := framework.New(t)
+	web := framework.TestGuestVM("web", v1.RunStrategyAlways)
+	web.Spec.Template.Spec.Hostname, web.Spec.Template.Spec.Subdomain = "web", "vms"
+	f.CreateVM(web)
+	f.CreateVM(framework.TestGuestVM("client", v1.RunStrategyAlways))
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "vms"}, Spec: corev1.ServiceSpec{
+		ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{"app": "web"},
+		Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
+	if _, err := f.Kube.CoreV1().Services(f.Namespace).Create(f.Context(), svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.WaitVMIPhase("web", v1.Running, bootTimeout)
+	client := f.LauncherPod(f.WaitVMIPhase("client", v1.Running, bootTimeout))
+	name := "web.vms." + f.Namespace + ".svc.cluster.local"
+	var body string
+	f.Eventually(2*time.Minute, "the client guest to resolve and fetch "+name, func(ctx context.Context) (bool, error) {
+		body, _ = getWithin(ctx, "http://"+client.Status.PodIP+"/cgi-bin/lookup?"+name, 20*time.Second)
+		return strings.Contains(body, "hostname=web"), nil
+	})
+}

@@ -55,6 +55,16 @@ func (f *Framework) CreateVM(vm *v1.VirtualMachine) *v1.VirtualMachine {
 	return created
 }
 
+// CreateVMI creates vmi in the test's namespace.
+func (f *Framework) CreateVMI(vmi *v1.VirtualMachineInstance) *v1.VirtualMachineInstance {
+	f.t.Helper()
+	created, err := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Create(f.Context(), vmi, metav1.CreateOptions{})
+	if err != nil {
+		f.t.Fatalf("create VMI %s: %v", vmi.Name, err)
+	}
+	return created
+}
+
 // SetRunStrategy changes a VM's run strategy, as `kubectl patch` would.
 func (f *Framework) SetRunStrategy(name string, strategy v1.VirtualMachineRunStrategy) {
 	f.t.Helper()

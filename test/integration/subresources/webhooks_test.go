@@ -94,7 +94,7 @@ func TestWebhooksDefaultAndReject(t *testing.T) {
 		t.Fatalf("a VM created through the webhooks: %v", err)
 	}
 	d := vm.Spec.Template.Spec.Domain
-	if d.Machine == nil || d.Machine.Type != "q35" || d.Devices.Disks[0].Disk == nil || d.Devices.Disks[0].Disk.Bus != v1.DiskBusVirtio {
+	if d.Machine == nil || d.Machine.Type != "q35" || d.Devices.Disks[0].Disk == nil || d.Devices.Disks[0].Disk.Bus != v1.DiskBusSATA {
 		t.Fatalf("defaults missing: machine %+v disk %+v", d.Machine, d.Devices.Disks[0])
 	}
 
