@@ -1,7 +1,6 @@
 package handler
 
 import (
-	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,9 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
-	"libvirt.org/go/libvirtxml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/handler/domain"
 	"github.com/vmctl/vmctl/handler/metrics"
 )
 
@@ -93,21 +92,13 @@ func networkOf(vmi *v1.VirtualMachineInstance, iface string) string {
 	return ""
 }
 
-// userAlias is libvirt's prefix of the device aliases a domain's definition sets: handler/domain
-// names each disk ua-<spec name>, as KubeVirt does.
-const userAlias = "ua-"
-
 // domainDrives maps the live domain's disk targets to the spec's disk names: by the disk's
 // user alias, else by position (the domain has one disk per spec disk, in the spec's order)
 // when the counts agree; otherwise the target is left as it is.
 func domainDrives(lv Libvirt, name string, vmi *v1.VirtualMachineInstance) (map[string]string, error) {
-	raw, err := lv.DomainXML(name)
+	d, err := liveDomain(lv, name)
 	if err != nil {
-		return nil, fmt.Errorf("reading the domain XML: %w", err)
-	}
-	var d libvirtxml.Domain
-	if err := d.Unmarshal(raw); err != nil {
-		return nil, fmt.Errorf("parsing the domain XML: %w", err)
+		return nil, err
 	}
 	drives := map[string]string{}
 	if d.Devices == nil {
@@ -119,8 +110,8 @@ func domainDrives(lv Libvirt, name string, vmi *v1.VirtualMachineInstance) (map[
 			continue
 		}
 		switch {
-		case disk.Alias != nil && strings.HasPrefix(disk.Alias.Name, userAlias):
-			drives[disk.Target.Dev] = strings.TrimPrefix(disk.Alias.Name, userAlias)
+		case disk.Alias != nil && strings.HasPrefix(disk.Alias.Name, domain.DiskAliasPrefix):
+			drives[disk.Target.Dev] = strings.TrimPrefix(disk.Alias.Name, domain.DiskAliasPrefix)
 		case len(d.Devices.Disks) == len(spec):
 			drives[disk.Target.Dev] = spec[i].Name
 		}

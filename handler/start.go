@@ -116,9 +116,8 @@ func (c *Controller) startDomain(vmi *v1.VirtualMachineInstance, lv Libvirt) (Do
 	return lv.DomainState(name)
 }
 
-// domainMACs maps each tap device of the domain to its NIC's MAC address, as libvirt chose it
-// when the spec named none.
-func domainMACs(lv Libvirt, name string) (map[string]string, error) {
+// liveDomain is the running domain's definition as libvirt completed it.
+func liveDomain(lv Libvirt, name string) (*libvirtxml.Domain, error) {
 	raw, err := lv.DomainXML(name)
 	if err != nil {
 		return nil, fmt.Errorf("reading the domain XML: %w", err)
@@ -126,6 +125,16 @@ func domainMACs(lv Libvirt, name string) (map[string]string, error) {
 	var d libvirtxml.Domain
 	if err := d.Unmarshal(raw); err != nil {
 		return nil, fmt.Errorf("parsing the domain XML: %w", err)
+	}
+	return &d, nil
+}
+
+// domainMACs maps each tap device of the domain to its NIC's MAC address, as libvirt chose it
+// when the spec named none.
+func domainMACs(lv Libvirt, name string) (map[string]string, error) {
+	d, err := liveDomain(lv, name)
+	if err != nil {
+		return nil, err
 	}
 	macs := map[string]string{}
 	if d.Devices == nil {

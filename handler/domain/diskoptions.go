@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 
@@ -37,6 +36,12 @@ func (c *converter) diskOptions(p *field.Path, spec *v1.Disk, disk *libvirtxml.D
 		disk.BlockIO = &libvirtxml.DomainDiskBlockIO{LogicalBlockSize: bs.Custom.Logical, PhysicalBlockSize: bs.Custom.Physical, DiscardGranularity: bs.Custom.DiscardGranularity}
 	}
 	virtio := disk.Target.Bus == string(v1.DiskBusVirtio)
+	if virtio && isTrue(c.vmi.Spec.Domain.Devices.UseVirtioTransitional) {
+		disk.Model = "virtio-transitional" // for guests older than virtio 1.0 (RHEL 6 ...)
+	}
+	if spec.CDRom != nil && spec.CDRom.Tray == "open" {
+		disk.Target.Tray = "open"
+	}
 	if isTrue(c.vmi.Spec.Domain.Devices.BlockMultiQueue) && virtio {
 		queues := c.vcpus()
 		drv.Queues = &queues
@@ -117,12 +122,12 @@ func (c *converter) ioThreads(disks []libvirtxml.DomainDisk) uint {
 	return pool + uint(len(own))
 }
 
-// diskAliasPrefix names a disk's libvirt alias after its spec name (ua-: user alias), which
-// ties the device back to the spec.
-const diskAliasPrefix = "ua-"
+// DiskAliasPrefix names a disk's libvirt alias after its spec name (ua-: a user alias), which
+// ties the live device back to the spec (the handler's metrics name drives by it).
+const DiskAliasPrefix = "ua-"
 
 func diskAlias(name string) *libvirtxml.DomainAlias {
-	return &libvirtxml.DomainAlias{Name: fmt.Sprintf("%s%s", diskAliasPrefix, name)}
+	return &libvirtxml.DomainAlias{Name: DiskAliasPrefix + name}
 }
 
 // vcpus is the guest's vCPU count.

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"libvirt.org/go/libvirtxml"
@@ -24,7 +25,16 @@ func (c *converter) nicPlacement(p *field.Path, iface *v1.Interface, nic *libvir
 		}
 		nic.Address = addr
 	}
-	if isTrue(c.vmi.Spec.Domain.Devices.NetworkInterfaceMultiQueue) && nic.Model != nil && nic.Model.Type == "virtio" {
+	if iface.ACPIIndex > 0 {
+		nic.ACPI = &libvirtxml.DomainDeviceACPI{Index: uint(iface.ACPIIndex)}
+	}
+	if iface.State == "down" {
+		nic.Link = &libvirtxml.DomainInterfaceLink{State: "down"}
+	}
+	if isTrue(c.vmi.Spec.Domain.Devices.UseVirtioTransitional) && nic.Model != nil && nic.Model.Type == "virtio" {
+		nic.Model.Type = "virtio-transitional"
+	}
+	if isTrue(c.vmi.Spec.Domain.Devices.NetworkInterfaceMultiQueue) && nic.Model != nil && strings.HasPrefix(nic.Model.Type, "virtio") {
 		if q := c.vcpus(); q > 1 {
 			nic.Driver = &libvirtxml.DomainInterfaceDriver{Queues: q}
 		}

@@ -108,12 +108,24 @@ func unsupportedDevices(path *field.Path, devs *v1.Devices) field.ErrorList {
 		forbid(path.Child("autoattachVSOCK"), "vsock (/dev/vhost-vsock) "+notOnThisNode)
 	}
 	for i, disk := range devs.Disks {
+		if disk.Tag != "" {
+			forbid(path.Child("disks").Index(i).Child("tag"), "device tags in the config drive's metadata are not supported yet")
+		}
 		if disk.LUN != nil {
 			forbid(path.Child("disks").Index(i).Child("lun"), "a LUN needs a block-mode volume; this platform attaches volumes as files: use disk")
 		}
 	}
 	for i, iface := range devs.Interfaces {
 		p := path.Child("interfaces").Index(i)
+		if iface.DHCPOptions != nil {
+			forbid(p.Child("dhcpOptions"), "extra DHCP options are not supported yet")
+		}
+		if iface.State == "absent" {
+			forbid(p.Child("state"), "interface hot-unplug "+notOnThisNode)
+		}
+		if iface.Tag != "" {
+			forbid(p.Child("tag"), "device tags in the config drive's metadata are not supported yet")
+		}
 		switch {
 		case iface.SRIOV != nil:
 			forbid(p.Child("sriov"), needsSRIOV)

@@ -1,9 +1,7 @@
 package subresources
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -40,17 +38,9 @@ const handlerCallTimeout = 45 * time.Second
 // node (mutual TLS, package handlerapi), which does it through libvirt and answers once done.
 // 200 with no body, as KubeVirt answers; the handler's refusal as a Status otherwise.
 func (h *Handler) ServeInstance(w http.ResponseWriter, r *http.Request, namespace, name string, op handlerapi.Operation) {
-	if r.Method != http.MethodPut {
-		writeStatus(w, apierrors.NewMethodNotSupported(vmiResource, r.Method))
-		return
-	}
 	var opts LifecycleOptions
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
-	if err == nil && len(body) > 0 {
-		err = json.Unmarshal(body, &opts)
-	}
-	if err != nil {
-		writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("request body: %v", err)))
+	if err := readPut(r, vmiResource, &opts); err != nil {
+		writeStatus(w, err)
 		return
 	}
 	vmi, err := h.Virt.KubevirtV1().VirtualMachineInstances(namespace).Get(r.Context(), name, metav1.GetOptions{})

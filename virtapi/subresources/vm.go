@@ -54,17 +54,9 @@ var vmResource = schema.GroupResource{Group: v1.GroupName, Resource: "virtualmac
 
 // ServeVM handles PUT start|stop|restart of the VirtualMachine namespace/name.
 func (h *Handler) ServeVM(w http.ResponseWriter, r *http.Request, namespace, name string, verb Verb) {
-	if r.Method != http.MethodPut {
-		writeStatus(w, apierrors.NewMethodNotSupported(vmResource, r.Method))
-		return
-	}
 	var opts Options
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
-	if err == nil && len(body) > 0 {
-		err = json.Unmarshal(body, &opts)
-	}
-	if err != nil {
-		writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("request body: %v", err)))
+	if err := readPut(r, vmResource, &opts); err != nil {
+		writeStatus(w, err)
 		return
 	}
 	if g := opts.grace(); g != nil && *g < 0 {
@@ -145,6 +137,22 @@ func (h *Handler) deleteLauncherPods(ctx context.Context, vmi *v1.VirtualMachine
 			return err
 		}
 		klog.InfoS("deleted launcher pod", "pod", klog.KObj(&p), "gracePeriod", grace)
+	}
+	return nil
+}
+
+// readPut checks a subresource request is a PUT and decodes its optional JSON body (at most
+// 64 KiB) into opts.
+func readPut(r *http.Request, resource schema.GroupResource, opts any) error {
+	if r.Method != http.MethodPut {
+		return apierrors.NewMethodNotSupported(resource, r.Method)
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+	if err == nil && len(body) > 0 {
+		err = json.Unmarshal(body, opts)
+	}
+	if err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("request body: %v", err))
 	}
 	return nil
 }
