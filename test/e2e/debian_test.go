@@ -106,6 +106,8 @@ func TestADebianCloudImageBootsWithCloudInit(t *testing.T) {
 
 // debianVMI boots the Debian image with 512 MiB, the given firmware and cloud-init volume, and
 // the ssh-keys Secret propagated through that volume's kind.
+var virtio = v1.DiskDevice{Disk: &v1.DiskTarget{Bus: v1.DiskBusVirtio}}
+
 func debianVMI(name string, bootloader *v1.Bootloader, cloudInit v1.VolumeSource, propagation string) *v1.VirtualMachineInstance {
 	spec := v1.VirtualMachineInstanceSpec{
 		TerminationGracePeriodSeconds: ptr.To[int64](5),
@@ -113,7 +115,10 @@ func debianVMI(name string, bootloader *v1.Bootloader, cloudInit v1.VolumeSource
 			Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")}},
 			Firmware:  &v1.Firmware{Bootloader: bootloader},
 			Devices: v1.Devices{
-				Disks:      []v1.Disk{{Name: "root", BootOrder: ptr.To[uint](1)}, {Name: "cloudinit"}},
+				// virtio, as KubeVirt's guides write it: Debian's cloud kernel has no SATA
+				// (AHCI) driver, and SATA is the default bus.
+				Disks: []v1.Disk{{Name: "root", BootOrder: ptr.To[uint](1), DiskDevice: virtio},
+					{Name: "cloudinit", DiskDevice: virtio}},
 				Interfaces: []v1.Interface{{Name: "default", MacAddress: guestMAC, InterfaceBindingMethod: v1.InterfaceBindingMethod{Masquerade: &v1.InterfaceMasquerade{}}}},
 			},
 		},
