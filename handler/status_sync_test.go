@@ -114,3 +114,35 @@ func TestPausedCondition(t *testing.T) {
 		})
 	}
 }
+
+// TestReadinessProbeFoldsIntoReady: with a readiness probe, a running guest is Ready only once
+// the kubelet's probe of it (the compute container's) passes.
+func TestReadinessProbeFoldsIntoReady(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		probe     bool
+		podReady  corev1.ConditionStatus
+		wantReady corev1.ConditionStatus
+	}{
+		{"no probe", false, corev1.ConditionFalse, corev1.ConditionTrue},
+		{"probe not passing", true, corev1.ConditionFalse, corev1.ConditionFalse},
+		{"probe passing", true, corev1.ConditionTrue, corev1.ConditionTrue},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vmi := newInstance()
+			vmi.Status.Phase = v1.Running
+			if tc.probe {
+				vmi.Spec.ReadinessProbe = &v1.Probe{Handler: v1.Handler{TCPSocket: &corev1.TCPSocketAction{}}}
+			}
+			pod := newPod(vmi)
+			pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: tc.podReady})
+			f := newFixture(t, vmi, pod)
+			f.lv.set(domName, libvirt.DomainRunning, int32(libvirt.DomainRunningBooted))
+			f.sync()
+			c := condition(f.stored(), v1.VirtualMachineInstanceReady)
+			if c == nil || c.Status != tc.wantReady || (tc.wantReady == corev1.ConditionFalse && c.Reason != ReasonGuestNotReady) {
+				t.Errorf("Ready = %+v, want %s", c, tc.wantReady)
+			}
+		})
+	}
+}

@@ -36,7 +36,7 @@ func createVMCommand() *cobra.Command {
 		Short: "Print a VirtualMachine manifest",
 		Long: "Print a VirtualMachine manifest, to pipe into kubectl apply -f -.\n\n" +
 			"Volumes boot in the order given (containerdisks first, then PVCs) unless bootorder says otherwise.",
-		Example: `  virtctl create vm --name my-vm --instancetype u1.small --preference fedora --volume-containerdisk src:quay.io/containerdisks/fedora:41 | kubectl apply -f -
+		Example: `  virtctl create vm --name my-vm --instancetype u1.small --preference debian --volume-containerdisk src:vmctl/debian-guest:devel | kubectl apply -f -
   virtctl create vm --instancetype virtualmachineinstancetype/my-type --volume-pvc src:my-disk,bootorder:1
   virtctl create vm --volume-containerdisk src:my.registry/img:tag,name:root --cloud-init-user-data "$(base64 -w0 user-data.yaml)"`,
 		Args: cobra.NoArgs,

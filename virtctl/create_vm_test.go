@@ -62,14 +62,14 @@ func TestCreateVM(t *testing.T) {
 			}
 		}},
 		{"volumes, each with its disk", []string{"--name", "v",
-			"--volume-containerdisk", "src:registry:5000/img:tag", "--volume-containerdisk", "src:other,name:data,bootorder:2",
+			"--volume-containerdisk", "src:example/img:tag", "--volume-containerdisk", "src:other,name:data,bootorder:2",
 			"--volume-pvc", "src:claim,bootorder:1", "--cloud-init-user-data", "I2Nsb3VkLWNvbmZpZwo="}, func(t *testing.T, vm *v1.VirtualMachine) {
 			s := vm.Spec.Template.Spec
 			wantDisks := []v1.Disk{disk("v-containerdisk-0", nil), disk("data", ptr.To[uint](2)), disk("claim", ptr.To[uint](1)), disk("cloudinitdisk", nil)}
 			if !equality.Semantic.DeepEqual(s.Domain.Devices.Disks, wantDisks) {
 				t.Errorf("disks %+v, want %+v", s.Domain.Devices.Disks, wantDisks)
 			}
-			if s.Volumes[0].ContainerDisk.Image != "registry:5000/img:tag" || s.Volumes[2].PersistentVolumeClaim.ClaimName != "claim" ||
+			if s.Volumes[0].ContainerDisk.Image != "example/img:tag" || s.Volumes[2].PersistentVolumeClaim.ClaimName != "claim" ||
 				s.Volumes[3].CloudInitNoCloud.UserDataBase64 != "I2Nsb3VkLWNvbmZpZwo=" {
 				t.Errorf("volumes %+v", s.Volumes)
 			}

@@ -68,8 +68,8 @@ type VirtualMachineInstanceSpec struct {
 	// ReadinessProbe, when set, must pass before the instance is Ready.
 	// +optional
 	ReadinessProbe *Probe `json:"readinessProbe,omitempty"`
-	// LivenessProbe, when set, fails the instance (its pod restarts nothing: the VMI ends
-	// Failed and a VM's run strategy decides) once it fails.
+	// LivenessProbe, when set, ends the instance once it fails: the kubelet stops the compute
+	// container, and a VM's run strategy decides what next.
 	// +optional
 	LivenessProbe *Probe `json:"livenessProbe,omitempty"`
 	// Hostname is the guest's hostname; defaults to the instance name.

@@ -37,8 +37,8 @@ type VirtualMachineInstanceSpecApplyConfiguration struct {
 	Networks []NetworkApplyConfiguration `json:"networks,omitempty"`
 	// ReadinessProbe, when set, must pass before the instance is Ready.
 	ReadinessProbe *ProbeApplyConfiguration `json:"readinessProbe,omitempty"`
-	// LivenessProbe, when set, fails the instance (its pod restarts nothing: the VMI ends
-	// Failed and a VM's run strategy decides) once it fails.
+	// LivenessProbe, when set, ends the instance once it fails: the kubelet stops the compute
+	// container, and a VM's run strategy decides what next.
 	LivenessProbe *ProbeApplyConfiguration `json:"livenessProbe,omitempty"`
 	// Hostname is the guest's hostname; defaults to the instance name.
 	Hostname *string `json:"hostname,omitempty"`
