@@ -3,7 +3,6 @@ package handler
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -30,8 +29,7 @@ func podConfigVolumes(kubeletRoot string, pod *corev1.Pod) configReader {
 		if len(kinds) != 1 || kubeletPlugins[kinds[0]] == "" {
 			return nil, invalidSpec("volume %q is not a config volume", vol.Name)
 		}
-		dir := filepath.Join(kubeletRoot, "pods", string(pod.UID), "volumes", kubeletPlugins[kinds[0]], layout.ConfigVolume(vol.Name))
-		return readSecretVolume(dir)
+		return readSecretVolume(podVolumeDir(kubeletRoot, pod.UID, kubeletPlugins[kinds[0]], layout.ConfigVolume(vol.Name)))
 	}
 }
 

@@ -19,7 +19,12 @@ func PrivateDir(kubeletRoot string, podUID types.UID) string {
 
 // secretVolumeDir is where the handler sees a secret volume of the pod podUID.
 func secretVolumeDir(kubeletRoot string, podUID types.UID, volume string) string {
-	return filepath.Join(kubeletRoot, "pods", string(podUID), "volumes", "kubernetes.io~secret", volume)
+	return podVolumeDir(kubeletRoot, podUID, "kubernetes.io~secret", volume)
+}
+
+// podVolumeDir is where the kubelet sets up a pod's volume of the given plugin.
+func podVolumeDir(kubeletRoot string, podUID types.UID, plugin, volume string) string {
+	return filepath.Join(kubeletRoot, "pods", string(podUID), "volumes", plugin, volume)
 }
 
 // diskRel is a file of a volume, relative to the private directory.

@@ -100,8 +100,6 @@ func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 // hugepagesVolume holds the guest's huge pages.
 const hugepagesVolume = "hugepages"
 
-func isFalse(b *bool) bool { return b != nil && !*b }
-
 // secretVolume names the pod volume of the instance's i-th Secret (v1.SecretsOf).
 func secretVolume(i int) string { return fmt.Sprintf("secret-%d", i+1) }
 
@@ -175,7 +173,7 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 		containers = append(containers, sidecar(holder))
 	}
 	devs := vmi.Spec.Domain.Devices
-	if isFalse(devs.AutoattachSerialConsole) || isFalse(devs.LogSerialConsole) {
+	if !ptr.Deref(devs.AutoattachSerialConsole, true) || !ptr.Deref(devs.LogSerialConsole, true) {
 		return containers // no serial console, or its log is not wanted
 	}
 	return append(containers, sidecar(corev1.Container{

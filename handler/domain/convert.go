@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	"libvirt.org/go/libvirtxml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -54,7 +55,7 @@ func Convert(vmi *v1.VirtualMachineInstance, env Environment) (*libvirtxml.Domai
 	d.SysInfo = c.sysInfo(d.OS)
 	d.Devices.Controllers, d.Devices.Disks = c.disks()
 	d.Devices.Interfaces, d.QEMUCommandline = c.interfaces()
-	if !isFalse(vmi.Spec.Domain.Devices.AutoattachSerialConsole) {
+	if ptr.Deref(vmi.Spec.Domain.Devices.AutoattachSerialConsole, true) {
 		d.Devices.Serials, d.Devices.Consoles = c.console()
 	}
 	c.extraDevices(d.Devices)

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"k8s.io/utils/ptr"
 	"libvirt.org/go/libvirtxml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -17,7 +18,7 @@ func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 	// The balloon reports the guest's own memory figures every 10 s, as KubeVirt's does
 	// (kubevirt_vmi_memory_available_bytes and the like).
 	d.MemBalloon = &libvirtxml.DomainMemBalloon{Model: "virtio", Stats: &libvirtxml.DomainMemBalloonStats{Period: 10}}
-	if isFalse(devs.AutoattachMemBalloon) {
+	if !ptr.Deref(devs.AutoattachMemBalloon, true) {
 		d.MemBalloon = &libvirtxml.DomainMemBalloon{Model: "none"}
 	}
 	// There is no VNC here, so a graphics device is added only when asked for; false
@@ -36,7 +37,7 @@ func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 		}
 		d.Inputs = append(d.Inputs, input(in.Type, bus))
 	}
-	if isTrue(devs.AutoattachInputDevice) && len(devs.Inputs) == 0 {
+	if ptr.Deref(devs.AutoattachInputDevice, false) && len(devs.Inputs) == 0 {
 		d.Inputs = append(d.Inputs, input("tablet", "usb"))
 	}
 	if snd := devs.Sound; snd != nil {
@@ -54,9 +55,6 @@ func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 		d.Watchdogs = []libvirtxml.DomainWatchdog{{Model: "i6300esb", Action: action}}
 	}
 }
-
-func isTrue(b *bool) bool  { return b != nil && *b }
-func isFalse(b *bool) bool { return b != nil && !*b }
 
 // input is a tablet or keyboard. libvirtxml reads an input back with an empty source, so
 // one is set here too for the conversion to round-trip.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	"libvirt.org/go/libvirtxml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -36,13 +37,13 @@ func (c *converter) diskOptions(p *field.Path, spec *v1.Disk, disk *libvirtxml.D
 		disk.BlockIO = &libvirtxml.DomainDiskBlockIO{LogicalBlockSize: bs.Custom.Logical, PhysicalBlockSize: bs.Custom.Physical, DiscardGranularity: bs.Custom.DiscardGranularity}
 	}
 	virtio := disk.Target.Bus == string(v1.DiskBusVirtio)
-	if virtio && isTrue(c.vmi.Spec.Domain.Devices.UseVirtioTransitional) {
+	if virtio && ptr.Deref(c.vmi.Spec.Domain.Devices.UseVirtioTransitional, false) {
 		disk.Model = "virtio-transitional" // for guests older than virtio 1.0 (RHEL 6 ...)
 	}
 	if spec.CDRom != nil && spec.CDRom.Tray == "open" {
 		disk.Target.Tray = "open"
 	}
-	if isTrue(c.vmi.Spec.Domain.Devices.BlockMultiQueue) && virtio {
+	if ptr.Deref(c.vmi.Spec.Domain.Devices.BlockMultiQueue, false) && virtio {
 		queues := c.vcpus()
 		drv.Queues = &queues
 	}
@@ -88,7 +89,7 @@ func (c *converter) ioThreads(disks []libvirtxml.DomainDisk) uint {
 	policy := c.vmi.Spec.Domain.IOThreadsPolicy
 	dedicated := map[string]bool{}
 	for _, d := range c.vmi.Spec.Domain.Devices.Disks {
-		if isTrue(d.DedicatedIOThread) {
+		if ptr.Deref(d.DedicatedIOThread, false) {
 			dedicated[diskAlias(d.Name).Name] = true
 		}
 	}

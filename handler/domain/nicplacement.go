@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	"libvirt.org/go/libvirtxml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -31,10 +32,10 @@ func (c *converter) nicPlacement(p *field.Path, iface *v1.Interface, nic *libvir
 	if iface.State == "down" {
 		nic.Link = &libvirtxml.DomainInterfaceLink{State: "down"}
 	}
-	if isTrue(c.vmi.Spec.Domain.Devices.UseVirtioTransitional) && nic.Model != nil && nic.Model.Type == "virtio" {
+	if ptr.Deref(c.vmi.Spec.Domain.Devices.UseVirtioTransitional, false) && nic.Model != nil && nic.Model.Type == "virtio" {
 		nic.Model.Type = "virtio-transitional"
 	}
-	if isTrue(c.vmi.Spec.Domain.Devices.NetworkInterfaceMultiQueue) && nic.Model != nil && strings.HasPrefix(nic.Model.Type, "virtio") {
+	if ptr.Deref(c.vmi.Spec.Domain.Devices.NetworkInterfaceMultiQueue, false) && nic.Model != nil && strings.HasPrefix(nic.Model.Type, "virtio") {
 		if q := c.vcpus(); q > 1 {
 			nic.Driver = &libvirtxml.DomainInterfaceDriver{Queues: q}
 		}

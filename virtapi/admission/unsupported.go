@@ -66,12 +66,15 @@ func unsupported(path *field.Path, spec *v1.VirtualMachineInstanceSpec) field.Er
 			forbid(path.Child("networks").Index(i).Child("multus"), needsMultus)
 		}
 	}
-	for name, probe := range map[string]*v1.Probe{"readinessProbe": spec.ReadinessProbe, "livenessProbe": spec.LivenessProbe} {
-		if probe != nil && probe.Exec != nil {
-			forbid(path.Child(name, "exec"), needsGuestAgent)
+	for _, p := range []struct {
+		name  string
+		probe *v1.Probe
+	}{{"readinessProbe", spec.ReadinessProbe}, {"livenessProbe", spec.LivenessProbe}} {
+		if p.probe != nil && p.probe.Exec != nil {
+			forbid(path.Child(p.name, "exec"), needsGuestAgent)
 		}
-		if probe != nil && probe.GuestAgentPing != nil {
-			forbid(path.Child(name, "guestAgentPing"), needsGuestAgent)
+		if p.probe != nil && p.probe.GuestAgentPing != nil {
+			forbid(path.Child(p.name, "guestAgentPing"), needsGuestAgent)
 		}
 	}
 	if len(spec.ResourceClaims) > 0 {
