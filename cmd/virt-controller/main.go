@@ -1,5 +1,5 @@
-// Command virt-controller runs the VirtualMachine, VirtualMachineInstance and
-// VirtualMachineInstanceReplicaSet controllers, one elected replica at a time.
+// Command virt-controller runs the VirtualMachine, VirtualMachineInstance,
+// VirtualMachineInstanceReplicaSet and node controllers, one elected replica at a time.
 package main
 
 import (
@@ -16,6 +16,7 @@ import (
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/controller/manager"
+	"github.com/vmctl/vmctl/controller/node"
 	"github.com/vmctl/vmctl/controller/vmi"
 	"github.com/vmctl/vmctl/launcher/layout"
 	"github.com/vmctl/vmctl/pkg/component"
@@ -28,6 +29,7 @@ func main() {
 	pflag.StringVar(&opts.LauncherImage, "launcher-image", "", "image of the virt-launcher pods (empty: the image of this pod's init container "+manager.LauncherImageContainer+")")
 	pflag.BoolVar(&opts.UseEmulation, "use-emulation", false, "run guests under QEMU's emulator (TCG): launcher pods request no /dev/kvm ("+layout.KVMResource+"), for nodes whose KVM is unusable (virt-handler needs --allow-emulation)")
 	containerDiskLimit := pflag.String("container-disk-limit", vmi.DefaultContainerDiskLimit.String(), "the most the guest's writes to one containerDisk (its overlay) may take in a launcher pod's emptyDir (part of its sizeLimit)")
+	pflag.DurationVar(&opts.HeartbeatTimeout, "node-heartbeat-timeout", node.DefaultHeartbeatTimeout, "how long a node's virt-handler may miss heartbeats before the node takes no new instances (kubevirt.io/schedulable=false)")
 	pflag.IntVar(&opts.Workers, "workers", 10, "concurrent syncs per controller: each VM waits on a few API round trips")
 	qps := pflag.Float32("kube-api-qps", 500, "sustained requests per second to the API server (about 6 writes start a VM)")
 	burst := pflag.Int("kube-api-burst", 1000, "request burst to the API server")

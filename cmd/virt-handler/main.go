@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/handler"
@@ -32,6 +33,7 @@ func main() {
 	namespace := pflag.String("namespace", os.Getenv("POD_NAMESPACE"), "namespace of the stream server's certificate Secret (default $POD_NAMESPACE)")
 	certsSecret := pflag.String("certs-secret", "virt-handler-certs", "Secret that virt-api keeps the stream server's certificates in")
 	workers := pflag.Int("workers", 8, "concurrent instance syncs (a hung launcher holds one for a few seconds)")
+	heartbeat := pflag.Duration("heartbeat-interval", handler.DefaultHeartbeatInterval, "how often to mark this node schedulable with a heartbeat (virt-controller's --node-heartbeat-timeout must be several times longer)")
 	component.ParseFlags()
 
 	if *nodeName == "" {
@@ -56,6 +58,9 @@ func main() {
 	g, ctx := errgroup.WithContext(component.SignalContext())
 	g.Go(func() error { return health.Serve(ctx, *healthAddr, agent.Ready, agent.Live, agent.Metrics()) })
 	g.Go(func() error { return agent.Run(ctx) })
+	beat := &handler.Heartbeat{Nodes: kube.CoreV1().Nodes(), NodeName: *nodeName, Interval: *heartbeat,
+		Ready: agent.Ready, Clock: clock.RealClock{}}
+	g.Go(func() error { return beat.Run(ctx) })
 	g.Go(func() error {
 		return agent.Streams(handler.SecretCerts(kube, *namespace, *certsSecret)).Serve(ctx, *streamAddr)
 	})

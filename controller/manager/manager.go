@@ -1,13 +1,16 @@
 // Package manager runs virt-controller's controllers over one set of shared informers: the
 // VirtualMachine, VirtualMachineInstance and VirtualMachineInstanceReplicaSet controllers
-// (the first also reading instance types, preferences and their ControllerRevisions).
+// (the first also reading instance types, preferences and their ControllerRevisions), and the
+// node controller over the handlers' heartbeats.
 // cmd/virt-controller wraps it in leader election; integration tests run it directly.
 package manager
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
@@ -27,6 +30,7 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned/scheme"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions"
 	"github.com/vmctl/vmctl/controller/metrics"
+	"github.com/vmctl/vmctl/controller/node"
 	"github.com/vmctl/vmctl/controller/replicaset"
 	"github.com/vmctl/vmctl/controller/vm"
 	"github.com/vmctl/vmctl/controller/vmi"
@@ -46,6 +50,9 @@ type Options struct {
 	ContainerDiskLimit resource.Quantity
 	// Workers is the number of concurrent syncs per controller (default 3).
 	Workers int
+	// HeartbeatTimeout is how long a node's virt-handler may be silent before the node takes
+	// no new instances (zero: node.DefaultHeartbeatTimeout).
+	HeartbeatTimeout time.Duration
 }
 
 // Manager owns the shared informers and the controllers built on them.
@@ -53,14 +60,16 @@ type Manager struct {
 	kubeFactory kubeinformers.SharedInformerFactory
 	// revisionFactory watches only the ControllerRevisions pinning VMs' instance types.
 	revisionFactory kubeinformers.SharedInformerFactory
-	virtFactory     informers.SharedInformerFactory
-	broadcaster     record.EventBroadcaster
-	runners         []runner
-	workers         int
-	hasSynced       []cache.InformerSynced
-	metrics         *metrics.Collector
-	leading         atomic.Bool
-	synced          atomic.Bool
+	// nodeFactory watches nodes, for their handlers' heartbeats.
+	nodeFactory kubeinformers.SharedInformerFactory
+	virtFactory informers.SharedInformerFactory
+	broadcaster record.EventBroadcaster
+	runners     []runner
+	workers     int
+	hasSynced   []cache.InformerSynced
+	metrics     *metrics.Collector
+	leading     atomic.Bool
+	synced      atomic.Bool
 }
 
 type runner interface {
@@ -79,6 +88,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	m := &Manager{
 		kubeFactory:     kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, launchersOnly),
 		revisionFactory: kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, instancetypeRevisions),
+		nodeFactory:     kubeinformers.NewSharedInformerFactory(kube, 0),
 		virtFactory:     informers.NewSharedInformerFactory(virt, 0),
 		broadcaster:     record.NewBroadcaster(),
 		workers:         opts.Workers,
@@ -114,12 +124,17 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	if err != nil {
 		return nil, fmt.Errorf("replica set controller: %w", err)
 	}
-	m.runners = []runner{vmController, vmiController, rsController}
+	nodes := m.nodeFactory.Core().V1().Nodes()
+	nodeController, err := node.New(kube, nodes, recorder, cmp.Or(opts.HeartbeatTimeout, node.DefaultHeartbeatTimeout))
+	if err != nil {
+		return nil, fmt.Errorf("node controller: %w", err)
+	}
+	m.runners = []runner{vmController, vmiController, rsController, nodeController}
 	m.metrics = &metrics.Collector{VMIs: vmis.Lister(), VMs: vms.Lister(), Synced: m.synced.Load, Leading: m.leading.Load, Ready: m.Ready,
 		Types: instancetype.ListerGetter{Instancetypes: types.Instancetypes.Lister(), ClusterInstancetypes: types.ClusterInstancetypes.Lister(),
 			Preferences: types.Preferences.Lister(), ClusterPreferences: types.ClusterPreferences.Lister()}}
 	m.hasSynced = []cache.InformerSynced{pods.Informer().HasSynced, vms.Informer().HasSynced,
-		vmis.Informer().HasSynced, rss.Informer().HasSynced, types.Revisions.Informer().HasSynced,
+		vmis.Informer().HasSynced, rss.Informer().HasSynced, nodes.Informer().HasSynced, types.Revisions.Informer().HasSynced,
 		types.Instancetypes.Informer().HasSynced, types.ClusterInstancetypes.Informer().HasSynced,
 		types.Preferences.Informer().HasSynced, types.ClusterPreferences.Informer().HasSynced}
 	return m, nil
@@ -130,9 +145,11 @@ func (m *Manager) Run(ctx context.Context) error {
 	defer m.broadcaster.Shutdown()
 	m.kubeFactory.Start(ctx.Done())
 	m.revisionFactory.Start(ctx.Done())
+	m.nodeFactory.Start(ctx.Done())
 	m.virtFactory.Start(ctx.Done())
 	defer m.kubeFactory.Shutdown()
 	defer m.revisionFactory.Shutdown()
+	defer m.nodeFactory.Shutdown()
 	defer m.virtFactory.Shutdown()
 
 	g, ctx := errgroup.WithContext(ctx)

@@ -21,32 +21,23 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/test/e2e/framework"
 )
 
-func TestTheNodeIsReadyAndSchedulable(t *testing.T) {
+// TestEveryRealNodeIsReadyAndSchedulable: each node that runs containers is Ready, and its
+// virt-handler beats on it and marks it schedulable for instances (nothing else does).
+func TestEveryRealNodeIsReadyAndSchedulable(t *testing.T) {
 	f := framework.New(t)
-	nodes, err := f.Kube.CoreV1().Nodes().List(f.Context(), metav1.ListOptions{LabelSelector: "kubevirt.io/schedulable=true"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(nodes.Items) == 0 {
-		t.Fatal("no node labelled kubevirt.io/schedulable=true")
-	}
-	for _, node := range nodes.Items {
-		if !nodeReady(&node) {
+	for _, node := range f.RealNodes(1) {
+		if !framework.NodeReady(&node) {
 			t.Errorf("node %s is not Ready: %v", node.Name, node.Status.Conditions)
 		}
+		f.Eventually(30*time.Second, "virt-handler's heartbeat on "+node.Name, func(ctx context.Context) (bool, error) {
+			got, err := f.Kube.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
+			return err == nil && got.Labels[v1.SchedulableLabel] == "true" && got.Annotations[v1.HeartbeatAnnotation] != "", err
+		})
 	}
-}
-
-func nodeReady(node *corev1.Node) bool {
-	for _, c := range node.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func TestTheProjectsComponentsAreReady(t *testing.T) {

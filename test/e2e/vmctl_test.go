@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -44,24 +43,11 @@ func TestVmctlDeployment(t *testing.T) {
 	pods := f.WaitClonesRunning("testvm", "app=vmctl", 3, vmctlTimeout)
 
 	t.Run("the Service answers from every clone's guest", func(t *testing.T) {
-		svc, err := f.Kube.CoreV1().Services(f.Namespace).Get(f.Context(), "testvm", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
+		clones := map[string]string{}
+		for _, pod := range pods {
+			clones[pod.Name] = vmctl.CloneName("testvm", pod.Name)
 		}
-		url := "http://" + svc.Spec.ClusterIP + "/"
-		answered := map[string]bool{}
-		f.Eventually(2*time.Minute, "every clone to answer on "+url, func(ctx context.Context) (bool, error) {
-			body, err := get(ctx, url)
-			if err != nil {
-				return false, err
-			}
-			for _, pod := range pods {
-				if strings.Contains(body, "hostname="+vmctl.CloneName("testvm", pod.Name)) {
-					answered[pod.Name] = true
-				}
-			}
-			return len(answered) == len(pods), nil
-		})
+		serviceAnswersFrom(t, f, "testvm", clones)
 	})
 
 	t.Run("kill -9 of vmctl: the restarted container adopts its clone", func(t *testing.T) {

@@ -9,8 +9,12 @@ const (
 	LauncherApp = "virt-launcher"
 	// CreatedByLabel on a launcher pod is the UID of the instance it runs.
 	CreatedByLabel = "kubevirt.io/created-by"
-	// SchedulableLabel marks nodes whose handler is ready to run instances.
+	// SchedulableLabel marks nodes whose handler is ready to run instances: virt-handler sets
+	// it to "true" with every heartbeat, virt-controller to "false" once the heartbeat is stale.
+	// Launcher pods select nodes where it is "true".
 	SchedulableLabel = "kubevirt.io/schedulable"
+	// HeartbeatAnnotation on a node is the time (RFC 3339) of its virt-handler's last heartbeat.
+	HeartbeatAnnotation = "kubevirt.io/heartbeat"
 )
 
 // VirtualMachineInstanceFinalizer holds an instance in the API until its launcher pod is gone,

@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,12 +27,12 @@ import (
 // nodeNameExtra is the user extra a pod-bound service account token carries its node in.
 const nodeNameExtra = "authentication.kubernetes.io/node-name"
 
-// TestNodeRestrictionNamesTheInstalledHandler: the policy's user name is written out in CEL,
+// TestNodeRestrictionNamesTheInstalledHandler: the policies' user name is written out in CEL,
 // which kustomize's namespace does not rewrite; it must be virt-handler's service account as
 // installed.
 func TestNodeRestrictionNamesTheInstalledHandler(t *testing.T) {
 	var handler *corev1.ServiceAccount
-	var policy *admissionregistrationv1.ValidatingAdmissionPolicy
+	var policies []*admissionregistrationv1.ValidatingAdmissionPolicy
 	for _, obj := range installed {
 		switch o := obj.(type) {
 		case *corev1.ServiceAccount:
@@ -39,19 +40,20 @@ func TestNodeRestrictionNamesTheInstalledHandler(t *testing.T) {
 				handler = o
 			}
 		case *admissionregistrationv1.ValidatingAdmissionPolicy:
-			policy = o
+			policies = append(policies, o)
 		}
 	}
-	if handler == nil || policy == nil {
-		t.Fatalf("install lacks virt-handler's service account (%v) or the node restriction policy (%v)", handler, policy)
+	if handler == nil || len(policies) != 2 {
+		t.Fatalf("install lacks virt-handler's service account (%v) or its two node restriction policies (%d)", handler, len(policies))
 	}
 	want := "'" + serviceaccount.MakeUsername(handler.Namespace, handler.Name) + "'"
-	for _, c := range policy.Spec.MatchConditions {
-		if strings.Contains(c.Expression, want) {
-			return
+	for _, policy := range policies {
+		if !slices.ContainsFunc(policy.Spec.MatchConditions, func(c admissionregistrationv1.MatchCondition) bool {
+			return strings.Contains(c.Expression, want)
+		}) {
+			t.Errorf("policy %s match conditions %+v do not name %s", policy.Name, policy.Spec.MatchConditions, want)
 		}
 	}
-	t.Errorf("policy %s match conditions %+v do not name %s", policy.Name, policy.Spec.MatchConditions, want)
 }
 
 // TestVirtHandlerWritesOnlyItsNodesInstances: a virt-handler token bound to a pod on node-a
