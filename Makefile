@@ -52,9 +52,9 @@ fuzz:
 integration: tools
 	$(GOTESTSUM) -count=1 ./test/integration/...
 
-## cluster-up: a real single-node cluster on this machine, state in _cluster/ (NODES=n adds fake nodes)
+## cluster-up: a real cluster on this machine, state in _cluster/ (REAL_NODES=n real nodes, default 1; NODES=n adds fake nodes)
 cluster-up:
-	NODES=$(NODES) hack/cluster/up.sh
+	REAL_NODES=$(REAL_NODES) NODES=$(NODES) hack/cluster/up.sh
 
 ## cluster-down: stop it and remove what it created on the host
 cluster-down:

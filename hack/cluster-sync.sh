@@ -16,6 +16,8 @@ mapfile -t existed < <("$kubectl" -n $ns get deployment,daemonset -o name 2>/dev
 # The install as any cluster gets it, but for one node-specific value: virt-handler reaches
 # launcher pods' volumes under the kubelet's root directory, which is _cluster/kubelet here.
 # (The kubelet's device-plugins directory is /var/lib/kubelet/device-plugins whatever its root.)
+# Both paths are the same on every real node: each of the other nodes has its own directories
+# mounted there in its mount namespace (hack/cluster/nodes.sh).
 overlay=$root/_out/manifests-local
 mkdir -p "$overlay"
 cat >"$overlay/kustomization.yaml" <<EOF

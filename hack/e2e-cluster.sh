@@ -24,7 +24,8 @@ down() {
 trap down EXIT
 
 timed() { local start=$SECONDS; "$@"; echo ">> $* took $((SECONDS - start))s"; }
-# Two tainted kwok fake nodes: the vmctl DaemonSet test counts one clone per node.
-timed make --no-print-directory cluster-up NODES="${NODES:-2}"
+# Two real nodes (vmctl-node, vmctl-node2), and two tainted kwok fake nodes: the vmctl
+# DaemonSet test counts one clone per node.
+timed make --no-print-directory cluster-up REAL_NODES="${REAL_NODES:-2}" NODES="${NODES:-2}"
 timed make --no-print-directory cluster-sync
 timed make --no-print-directory e2e

@@ -2,11 +2,15 @@
 # Start functions, one per component; each returns once its component is healthy.
 # Sourced by up.sh after lib.sh.
 
+# The node components take the node to run on (nodes.sh); the same configuration paths mean
+# that node's files in its mount namespace.
 start_containerd() {
-  mkdir -p "$(dirname "$CONTAINERD_SOCK")"
-  start containerd containerd --config "$CFG/containerd.toml"
-  wait_for containerd 30 ctr version
-  remove_containers
+  local node=$1 name
+  name=$(comp containerd "$node")
+  on_node "$node" mkdir -p "$(dirname "$CONTAINERD_SOCK")"
+  start_on "$node" "$name" containerd --config "$CFG/containerd.toml"
+  wait_for "$name" 30 node_ctr "$node" version
+  remove_containers "$node"
 }
 
 start_etcd() {
@@ -70,18 +74,20 @@ start_scheduler() {
 }
 
 start_kubelet() {
-  local ip=$1
+  local node=$1 name
+  name=$(comp kubelet "$node")
   # --cert-dir: where it keeps its self-signed serving certificate (default /var/lib/kubelet/pki).
-  # --node-labels: the project's handler and launcher pods select nodes with this label.
-  start kubelet "$BIN/kubelet" --config "$CFG/kubelet.yaml" \
-    --kubeconfig "$PKI/kubelet.kubeconfig" --root-dir "$CLUSTER/kubelet" --cert-dir "$CLUSTER/kubelet/pki" \
-    --hostname-override "$NODE_NAME" --node-ip "$ip" --node-labels "$SCHEDULABLE_LABEL"
-  wait_for kubelet 60 http_ok http://127.0.0.1:10248/healthz
+  start_on "$node" "$name" "$BIN/kubelet" --config "$(node_cfg "$node")/kubelet.yaml" \
+    --kubeconfig "$PKI/$name.kubeconfig" --root-dir "$CLUSTER/kubelet" --cert-dir "$CLUSTER/kubelet/pki" \
+    --hostname-override "$node" --node-ip "$(node_addr "$node")"
+  wait_for "$name" 60 on_node "$node" curl -fs --max-time 2 http://127.0.0.1:10248/healthz
 }
 
 start_kube_proxy() {
-  start kube-proxy "$BIN/kube-proxy" --config "$CFG/kube-proxy.yaml"
-  wait_for kube-proxy 60 http_ok http://127.0.0.1:10256/healthz
+  local node=$1 name
+  name=$(comp kube-proxy "$node")
+  start_on "$node" "$name" "$BIN/kube-proxy" --config "$(node_cfg "$node")/kube-proxy.yaml"
+  wait_for "$name" 60 on_node "$node" curl -fs --max-time 2 http://127.0.0.1:10256/healthz
 }
 
 # start_dns deploys CoreDNS as the kube-dns Service (its image was built with the pause image).
@@ -94,5 +100,5 @@ start_dns() {
 }
 
 node_ready() {
-  [ "$(kubectl --request-timeout 5s get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]
+  [ "$(kubectl --request-timeout 5s get node "${1:-$NODE_NAME}" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]
 }

@@ -4,7 +4,7 @@
 
 write_configs() {
   local ip=$1
-  mkdir -p "$CFG" "$CLUSTER/cni/net.d"
+  mkdir -p "$CFG"
 
   # containerd 1.6 (Debian bookworm). Root, state and socket live under _cluster, so this
   # containerd never meets another one on the host. Left on the host regardless: shim sockets
@@ -44,10 +44,37 @@ state = "$CLUSTER/containerd/state"
     conf_dir = "$CLUSTER/cni/net.d"
 EOF
 
+  # Every mutating request, with who made it, one line each: make bench counts the API writes
+  # per VM of each component from it. Reads and watches are not logged.
+  cat >"$CFG/audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  verbs: [create, update, patch, delete, deletecollection]
+- level: None
+EOF
+  write_node_configs "$NODE_NAME" "$ip"
+}
+
+# write_node_configs NODE APISERVER_IP: the CNI network, kubelet and kube-proxy configuration of
+# a real node. A node after the first (nodes.sh) finds its CNI config at the same path as the
+# first node in its mount namespace, has its own cgroup root and reaches the API server at the
+# host's address.
+write_node_configs() {
+  local node=$1 ip=$2 cfg addr cgroup_root=/
+  cfg=$(node_cfg "$node") addr=$ip
+  if [ "$node" != "$NODE_NAME" ]; then
+    node_pki "$node" "$ip"
+    addr=$(node_addr "$node") cgroup_root=/$node
+  fi
+  mkdir -p "$cfg" "$(node_path "$node" "$CLUSTER/cni/net.d")"
   # One bridge for the node's pods. isGateway gives cni0 the subnet's first address and routes
-  # pods through it; ipMasq lets pods reach beyond the host; hairpinMode lets a pod reach
-  # itself through a Service; portmap implements hostPort.
-  cat >"$CLUSTER/cni/net.d/10-vmctl.conflist" <<EOF
+  # pods through it; hairpinMode lets a pod reach itself through a Service; portmap implements
+  # hostPort. No ipMasq: it would hide pods' addresses from pods on other nodes; masquerade
+  # (nodes.sh) lets pods reach beyond the cluster instead.
+  cat >"$(node_path "$node" "$CLUSTER/cni/net.d")/10-vmctl.conflist" <<EOF
 {
   "cniVersion": "1.0.0",
   "name": "vmctl",
@@ -56,12 +83,12 @@ EOF
       "type": "bridge",
       "bridge": "cni0",
       "isGateway": true,
-      "ipMasq": true,
+      "ipMasq": false,
       "hairpinMode": true,
       "ipam": {
         "type": "host-local",
         "dataDir": "$CLUSTER/cni/networks",
-        "ranges": [[{"subnet": "$POD_CIDR"}]],
+        "ranges": [[{"subnet": "$(node_pod_cidr "$node")"}]],
         "routes": [{"dst": "0.0.0.0/0"}]
       }
     },
@@ -70,11 +97,13 @@ EOF
 }
 EOF
 
-  cat >"$CFG/kubelet.yaml" <<EOF
+  cat >"$cfg/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 # The API server reaches the kubelet (logs, exec) at the node's InternalIP.
-address: $ip
+address: $addr
+# Pods' cgroups go under <cgroupRoot>/kubepods in every hierarchy.
+cgroupRoot: $cgroup_root
 healthzBindAddress: 127.0.0.1
 readOnlyPort: 0
 containerRuntimeEndpoint: unix://$CONTAINERD_SOCK
@@ -104,11 +133,11 @@ evictionHard:
   imagefs.available: 1%
 EOF
 
-  cat >"$CFG/kube-proxy.yaml" <<EOF
+  cat >"$cfg/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
-clientConnection: {kubeconfig: $PKI/kube-proxy.kubeconfig}
-hostnameOverride: $NODE_NAME
+clientConnection: {kubeconfig: $PKI/$(comp kube-proxy "$node").kubeconfig}
+hostnameOverride: $node
 mode: iptables
 # Traffic from outside the pod network to a Service gets masqueraded.
 clusterCIDR: $CLUSTER_CIDR
@@ -122,18 +151,6 @@ conntrack:
   min: 0
   tcpEstablishedTimeout: 0s
   tcpCloseWaitTimeout: 0s
-EOF
-
-  # Every mutating request, with who made it, one line each: make bench counts the API writes
-  # per VM of each component from it. Reads and watches are not logged.
-  cat >"$CFG/audit-policy.yaml" <<EOF
-apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived]
-rules:
-- level: Metadata
-  verbs: [create, update, patch, delete, deletecollection]
-- level: None
 EOF
 }
 

@@ -4,18 +4,30 @@
 # cluster-up starts clean. Keeps the certificates and containerd's image store for a fast
 # restart; PURGE=1 deletes _cluster entirely. Succeeds when nothing is running.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/nodes.sh" # teardown_node
 [ "$(id -u)" = 0 ] || die "run as root"
 shopt -s nullglob
+mapfile -t extra < <(extra_nodes)
+nodes=("$NODE_NAME" "${extra[@]}")
 
 # Controllers and the node agents first, so nothing recreates pods while we tear them down.
-stop kwok kube-scheduler kube-controller-manager kube-proxy kubelet
+stop kwok kube-scheduler kube-controller-manager
+for node in "${nodes[@]}"; do stop "$(comp kube-proxy "$node")" "$(comp kubelet "$node")"; done
 
-# Let containerd kill and delete the containers (and their snapshots in the kept image store).
-! running containerd || remove_containers
+# Let containerd kill and delete the containers (and their snapshots in the kept image stores).
+for node in "${nodes[@]}"; do
+  ! running "$(comp containerd "$node")" || remove_containers "$node"
+  stop "$(comp containerd "$node")"
+done
 # etcd last: the API server's graceful shutdown still writes to it (its endpoint lease).
-stop containerd kube-apiserver
+stop kube-apiserver
 stop etcd
+
+# The other nodes: whatever of theirs survived, their namespaces (with all their mounts, pod
+# networks and links), cgroups and routes.
+for node in "${extra[@]}"; do teardown_node "$node"; done
 
 # Whatever survived (containerd died early, say): shims of this cluster's containerd, and every
 # process in the kubelet's pod cgroups.
@@ -33,7 +45,6 @@ for _ in $(seq 50); do
 done
 
 # Mounts: container root filesystems, pod volumes (tmpfs, bind mounts), network namespaces.
-mounts() { awk -v d="$1" '$5 == d || index($5, d "/") == 1 {print $5}' /proc/self/mountinfo | sort -ru; }
 for m in $(mounts "$CLUSTER") $(mounts /var/lib/kubelet) /var/run/netns/cni-*; do
   umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
 done
@@ -88,5 +99,9 @@ if [ "${PURGE:-0}" = 1 ]; then
   rm -rf --one-file-system "$CLUSTER"
 else
   rm -rf --one-file-system "$CLUSTER"/{etcd,kubelet,containerd/state,containerd/opt,cni,kwok,pids} "$CONTAINERD_SOCK"*
+  for node in "${extra[@]}"; do # all but the image store, as on the first node
+    d=$(node_state "$node")
+    rm -rf --one-file-system "$d"/{kubelet,containerd/state,containerd/opt,cni,host,ns} "$(node_path "$node" "$CONTAINERD_SOCK")"*
+  done
 fi
 log "cluster down"

@@ -5,8 +5,10 @@
 #   config/                  component configuration files (rewritten by every up)
 #   containerd/root          containerd's image store; containerd/imported: what load-images did
 #   containerd/state etcd/ kubelet/ cni/ kwok/   runtime state (wiped by down)
+#   nodes/<node>/            the same per-node directories for each real node after the first
+#                            (nodes.sh), host/ for its copies of host paths, ns/ its namespaces
 #   pids/<name>.pid logs/<name>.log   (logs kept until the next up, for post-mortems)
-# Kept across down/up: pki, kubeconfig, the image store, logs. PURGE=1 down removes it all.
+# Kept across down/up: pki, kubeconfig, the image stores, logs. PURGE=1 down removes it all.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CLUSTER=$ROOT/_cluster
@@ -16,23 +18,62 @@ CFG=$CLUSTER/config
 KUBECONFIG_ADMIN=$CLUSTER/kubeconfig
 CONTAINERD_SOCK=$CLUSTER/containerd/containerd.sock
 
-NODE_NAME=vmctl-node
+NODE_NAME=vmctl-node  # the first real node, the host itself; the others are vmctl-node2...
 SERVICE_CIDR=10.0.0.0/24
 SERVICE_IP=10.0.0.1   # the "kubernetes" Service, first address of SERVICE_CIDR
 DNS_IP=10.0.0.10      # the kube-dns Service (coredns.yaml), the pods' nameserver
 CLUSTER_DOMAIN=cluster.local
-POD_CIDR=10.244.0.0/24
-CLUSTER_CIDR=10.244.0.0/16
-SCHEDULABLE_LABEL=kubevirt.io/schedulable=true
+CLUSTER_CIDR=10.244.0.0/16 # the pods of node i: 10.244.<i-1>.0/24 (node_pod_cidr)
+NODE_CIDR=10.245.0.0/16    # the nodes after the first: 10.245.<i>.2, the host 10.245.<i>.1
 
-# Every process up.sh starts (kwok only with NODES=n).
+# Every process up.sh starts for the control plane and the first node (kwok only with
+# NODES=n); the other nodes' are named by comp.
 COMPONENTS=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kwok)
 
 log() { echo "$(date +%T.%3N) >> $*" >&2; }
 die() { echo "ERROR: $*" >&2; exit 1; }
 
 kubectl() { "$BIN/kubectl" --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
-ctr() { command ctr --address "$CONTAINERD_SOCK" -n k8s.io "$@"; }
+ctr() { node_ctr "$NODE_NAME" "$@"; }
+node_ctr() { local node=$1; shift; on_node "$node" ctr --address "$CONTAINERD_SOCK" -n k8s.io "$@"; }
+
+# The real nodes. The first is the host itself; node i > 1 (nodes.sh) has namespaces of its
+# own, the address 10.245.<i>.2 and pods 10.244.<i-1>.0/24.
+node_name() { if [ "$1" -eq 1 ]; then echo "$NODE_NAME"; else echo "$NODE_NAME$1"; fi; }
+node_index() { local i=${1#"$NODE_NAME"}; echo "${i:-1}"; }
+node_net() { echo "10.245.$(node_index "$1")"; }
+node_pod_cidr() { echo "10.244.$(($(node_index "$1") - 1)).0/24"; }
+node_addr() { if [ "$1" = "$NODE_NAME" ]; then node_ip; else echo "$(node_net "$1").2"; fi; }
+# extra_nodes: the nodes after the first this cluster has state for, running or not.
+extra_nodes() { local d; for d in "$CLUSTER"/nodes/*/; do [ -d "$d" ] && basename "$d"; done; }
+# comp NAME NODE: the name (pid and log file, certificate) of NODE's component NAME.
+comp() { if [ "$2" = "$NODE_NAME" ]; then echo "$1"; else echo "$1-$2"; fi; }
+# node_state NODE: the host directory NODE sees as $CLUSTER/{containerd,kubelet,cni}.
+node_state() { if [ "$1" = "$NODE_NAME" ]; then echo "$CLUSTER"; else echo "$CLUSTER/nodes/$1"; fi; }
+# node_path NODE PATH: where on the host NODE's PATH is (nodes.sh mounts it there for NODE).
+node_path() {
+  case $1:$2 in
+    "$NODE_NAME":*) echo "$2" ;;
+    *:"$CLUSTER"/*) echo "$(node_state "$1")/${2#"$CLUSTER"/}" ;;
+    *) echo "$(node_state "$1")/host$2" ;;
+  esac
+}
+node_cfg() { if [ "$1" = "$NODE_NAME" ]; then echo "$CFG"; else echo "$CFG/$1"; fi; }
+
+# on_node NODE PROGRAM...: runs PROGRAM (not a shell function) in NODE's network and mount
+# namespaces; on the first node as it is. start_on NODE NAME PROGRAM... is start on NODE.
+on_node() {
+  local node=$1; shift
+  if [ "$node" = "$NODE_NAME" ]; then command "$@"; return; fi
+  nsenter --mount="$(node_state "$node")/ns/mnt" --net="$(node_state "$node")/ns/net" -- "$@"
+}
+start_on() {
+  local node=$1; shift
+  if [ "$node" = "$NODE_NAME" ]; then start "$@"; return; fi
+  local name=$1; shift
+  # nsenter execs PROGRAM: the pid start records is the daemon's own.
+  start "$name" nsenter --mount="$(node_state "$node")/ns/mnt" --net="$(node_state "$node")/ns/net" -- "$@"
+}
 
 # node_ip is the host's primary IPv4 address. Pods must reach the API server through the
 # "kubernetes" Service, whose endpoint is the API server's advertise address: 127.0.0.1 would
@@ -105,18 +146,24 @@ stop() {
 # alive PID... succeeds while any of the processes exists and is not a zombie.
 alive() { ps -o stat= -p "$(IFS=,; echo "$*")" 2>/dev/null | grep -qv '^Z'; }
 
-# remove_containers kills and deletes every container of this cluster's containerd, with its
-# snapshot. Used by down, and by up: containers of a crashed cluster linger in the kept image
-# store, and the fresh etcd of a new cluster knows no pod they could belong to.
+# remove_containers [NODE] kills and deletes every container of a node's containerd (default
+# the first node's), with its snapshot. Used by down, and by up: containers of a crashed cluster
+# linger in the kept image store, and the fresh etcd of a new cluster knows no pod they could
+# belong to.
 remove_containers() {
-  local ids
-  mapfile -t ids < <(ctr tasks ls -q 2>/dev/null || true)
+  local node=${1:-$NODE_NAME} ids
+  mapfile -t ids < <(node_ctr "$node" tasks ls -q 2>/dev/null || true)
   # Failures are expected here (a task may exit while we go), the check below is what counts.
-  [ ${#ids[@]} -eq 0 ] || ctr tasks rm -f "${ids[@]}" >/dev/null 2>&1 || true
-  mapfile -t ids < <(ctr containers ls -q 2>/dev/null || true)
-  [ ${#ids[@]} -eq 0 ] || ctr containers rm "${ids[@]}" >/dev/null 2>&1 || true
-  mapfile -t ids < <(ctr containers ls -q 2>/dev/null || true)
-  [ ${#ids[@]} -eq 0 ] || log "warning: containers left in containerd: $(echo "${ids[*]}" | cut -c1-80)..."
+  [ ${#ids[@]} -eq 0 ] || node_ctr "$node" tasks rm -f "${ids[@]}" >/dev/null 2>&1 || true
+  mapfile -t ids < <(node_ctr "$node" containers ls -q 2>/dev/null || true)
+  [ ${#ids[@]} -eq 0 ] || node_ctr "$node" containers rm "${ids[@]}" >/dev/null 2>&1 || true
+  mapfile -t ids < <(node_ctr "$node" containers ls -q 2>/dev/null || true)
+  [ ${#ids[@]} -eq 0 ] || log "warning: containers left in $node's containerd: $(echo "${ids[*]}" | cut -c1-80)..."
+}
+
+# mounts DIR [MOUNTINFO]: the mount points at or under DIR, deepest first.
+mounts() {
+  awk -v d="$1" '$5 == d || index($5, d "/") == 1 {print $5}' "${2:-/proc/self/mountinfo}" | sort -ru
 }
 
 # https_ok URL: a health endpoint answers 200 (the serving certificate is not checked:

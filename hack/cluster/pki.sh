@@ -27,7 +27,8 @@ cert() {
       )
 }
 
-# kubeconfig FILE CERT: a kubeconfig that talks to the local API server as CERT's user.
+# kubeconfig FILE CERT [SERVER]: a kubeconfig that talks to the local API server (at
+# 127.0.0.1 unless SERVER says otherwise) as CERT's user.
 kubeconfig() {
   local b64='base64 -w0'
   cat >"$1" <<EOF
@@ -36,7 +37,7 @@ kind: Config
 clusters:
 - name: vmctl
   cluster:
-    server: https://127.0.0.1:6443
+    server: ${3:-https://127.0.0.1:6443}
     certificate-authority-data: $($b64 <"$PKI/ca.crt")
 users:
 - name: $2
@@ -50,13 +51,37 @@ current-context: vmctl
 EOF
 }
 
+# apiserver_cert IP: the API server's serving certificate, for clients on the host, in pods
+# (the "kubernetes" Service) and on the nodes after the first, which reach the API server at the
+# host's address IP. Issued again when IP is new to it (PKI made before, or another address).
+apiserver_cert() {
+  local ip=$1
+  openssl x509 -in "$PKI/kube-apiserver.crt" -noout -ext subjectAltName 2>/dev/null |
+    grep -qE "IP Address:${ip//./\\.}(,|$)" && return 0
+  log "issuing the API server's certificate (host address $ip)"
+  cert kube-apiserver ca /CN=kube-apiserver serverAuth \
+    "IP:127.0.0.1,IP:$SERVICE_IP,IP:$ip,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+}
+
+# node_pki NODE IP: the certificate and kubeconfigs of a node after the first: its kubelet acts
+# as system:node:NODE; its kube-proxy shares the first node's identity. Both reach the API
+# server at the host's address IP (127.0.0.1 would be the node's own loopback).
+node_pki() {
+  local node=$1 ip=$2 kubelet
+  kubelet=$(comp kubelet "$node")
+  [ -f "$PKI/$kubelet.crt" ] || cert "$kubelet" ca "/O=system:nodes/CN=system:node:$node" clientAuth
+  kubeconfig "$PKI/$kubelet.kubeconfig" "$kubelet" "https://$ip:6443"
+  kubeconfig "$PKI/$(comp kube-proxy "$node").kubeconfig" kube-proxy "https://$ip:6443"
+}
+
+# make_pki IP: every certificate the cluster needs, made once.
 make_pki() {
-  [ -f "$PKI/complete" ] && [ -f "$KUBECONFIG_ADMIN" ] && return 0
+  local ip=$1
+  if [ -f "$PKI/complete" ] && [ -f "$KUBECONFIG_ADMIN" ]; then apiserver_cert "$ip"; return; fi
   log "generating certificates in $PKI"
   rm -rf "$PKI" && mkdir -p "$PKI" && chmod 700 "$PKI"
   ca ca vmctl-ca
-  cert kube-apiserver ca /CN=kube-apiserver serverAuth \
-    "IP:127.0.0.1,IP:$SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+  apiserver_cert "$ip"
   cert admin ca /O=system:masters/CN=kubernetes-admin clientAuth
   cert kube-controller-manager ca /CN=system:kube-controller-manager clientAuth
   cert kube-scheduler ca /CN=system:kube-scheduler clientAuth

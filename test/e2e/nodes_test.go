@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -71,11 +72,14 @@ func TestLosingANodeRestartsItsVMsOnTheOther(t *testing.T) {
 	deploy.Spec.Replicas = ptr.To[int32](1)
 	deploy.Spec.Template.Spec.Affinity = prefer
 	f.CreateObjects(deploy)
+	lostVMIs := map[string]types.UID{}
 	for _, name := range vms {
 		f.WaitVMReady(name, bootTimeout)
-		if vmi := f.WaitVMIPhase(name, v1.Running, time.Second); vmi.Status.NodeName != lost {
+		vmi := f.WaitVMIPhase(name, v1.Running, time.Second)
+		if vmi.Status.NodeName != lost {
 			t.Fatalf("VM %s runs on %s; the test needs it on %s", name, vmi.Status.NodeName, lost)
 		}
+		lostVMIs[name] = vmi.UID
 	}
 	oldPod := f.WaitClonesRunning("testvm", "app=vmctl", 1, vmctlTimeout)[0]
 	if oldPod.Spec.NodeName != lost {
@@ -94,8 +98,9 @@ func TestLosingANodeRestartsItsVMsOnTheOther(t *testing.T) {
 	t.Logf("%s: NotReady and tainted out-of-service after %s", lost, since(start))
 
 	for _, name := range vms {
-		f.WaitVMReady(name, 5*time.Minute)
-		vmi := f.WaitVMIPhase(name, v1.Running, time.Second)
+		// Until the node is confirmed down, the lost instances keep their last status.
+		vmi := f.WaitNewRunningVMI(name, lostVMIs[name], 5*time.Minute)
+		f.WaitVMReady(name, bootTimeout)
 		if vmi.Status.NodeName != kept {
 			t.Errorf("VM %s runs again on %s, want %s", name, vmi.Status.NodeName, kept)
 		}
