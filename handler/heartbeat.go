@@ -22,7 +22,7 @@ const DefaultHeartbeatInterval = 10 * time.Second
 
 // Heartbeat tells the cluster that this node's handler lives and can take instances, as
 // KubeVirt's does: every Interval it patches its Node with v1.HeartbeatAnnotation (now) and
-// v1.SchedulableLabel ("true" once Ready passes, "false" before). Launcher pods select
+// v1.SchedulableLabel ("true" while Ready passes, "false" if it stops). Launcher pods select
 // schedulable nodes, so instances are placed only where a handler runs; virt-controller takes
 // the label away when the beats stop. The handler's rights on nodes are this patch, on its
 // own node only (manifests/virt-handler-node-restriction.yaml).
@@ -34,21 +34,18 @@ type Heartbeat struct {
 	Clock    clock.PassiveClock
 }
 
-// Run beats until ctx ends: at once, again as soon as the handler turns ready (so a new node
-// takes instances without waiting an interval), then every Interval. A failed beat is logged
-// and retried at the next one: the timeout on the other side is made for the API server
-// being away a while.
+// Run beats until ctx ends: first as soon as the handler is ready (so a new node takes
+// instances without waiting an interval), then every Interval. A handler that never gets
+// ready never beats: during a rollout the label its predecessor set stands until the timeout.
+// A failed beat is logged and retried at the next one: the timeout on the other side is made
+// for the API server being away a while.
 func (h *Heartbeat) Run(ctx context.Context) error {
-	beat := func(ctx context.Context) {
+	_ = wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) { return h.Ready() == nil, nil })
+	wait.JitterUntilWithContext(ctx, func(ctx context.Context) {
 		if err := h.Beat(ctx); err != nil {
 			klog.FromContext(ctx).Error(err, "heartbeat", "node", h.NodeName)
 		}
-	}
-	if h.Ready() != nil {
-		beat(ctx)
-		_ = wait.PollUntilContextCancel(ctx, time.Second, false, func(context.Context) (bool, error) { return h.Ready() == nil, nil })
-	}
-	wait.JitterUntilWithContext(ctx, beat, h.Interval, 0.1, true)
+	}, h.Interval, 0.1, true)
 	return nil
 }
 
