@@ -8,7 +8,7 @@ export VMCTL_TOOLS_BIN := $(TOOLS_BIN)
 GOTESTSUM := go run gotest.tools/gotestsum@v1.13.0 --format testname --
 
 .PHONY: all build images generate verify lint unit fuzz integration e2e e2e-cluster test test-preflight tools \
-	cluster-up cluster-down cluster-sync bench-controller bench bench-smoke demo bench-vmctl clean
+	cluster-up cluster-down cluster-sync chaos chaos-short bench-controller bench bench-smoke demo bench-vmctl clean
 
 all: build
 
@@ -33,6 +33,7 @@ verify:
 lint:
 	go vet ./...
 	go vet -tags e2e ./test/e2e/...
+	go vet -tags chaos ./test/chaos/...
 
 ## tools: the pinned Kubernetes, etcd and kubectl binaries tests run against (cached by Go)
 tools:
@@ -67,6 +68,14 @@ cluster-sync:
 ## e2e: the end-to-end suite against a running cluster (KUBECONFIG, default _cluster/kubeconfig)
 e2e:
 	$(GOTESTSUM) -tags e2e -count=1 -timeout 60m ./test/e2e/...
+
+## chaos: faults one at a time (kill -9 of the project's processes, API server paused, etcd restarted, a node lost) under a mixed workload on two real nodes; reports recovery times (CHAOS_SHORT=1: the CI subset)
+chaos:
+	CHAOS_SHORT=$(CHAOS_SHORT) go test -tags chaos -count=1 -timeout 90m -v -run '^TestChaos$$' ./test/chaos/
+
+## chaos-short: the CI subset of make chaos (kill -9 of virt-handler and of a guest's QEMU, a node lost and back)
+chaos-short:
+	$(MAKE) --no-print-directory chaos CHAOS_SHORT=1
 
 ## e2e-cluster: cluster-up, cluster-sync, e2e, cluster-down
 e2e-cluster:

@@ -29,3 +29,4 @@ timed() { local start=$SECONDS; "$@"; echo ">> $* took $((SECONDS - start))s"; }
 timed make --no-print-directory cluster-up REAL_NODES="${REAL_NODES:-2}" NODES="${NODES:-2}"
 timed make --no-print-directory cluster-sync
 timed make --no-print-directory e2e
+timed make --no-print-directory chaos-short

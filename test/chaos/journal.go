@@ -1,0 +1,166 @@
+//go:build chaos
+
+package chaos
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/vmctl/vmctl/launcher/layout"
+	"github.com/vmctl/vmctl/test/e2e/framework"
+)
+
+// The journal VM's guest (kernel argument vmctl.journal, hack/images/guest/init) appends one
+// 512-byte record a second to its PVC's raw disk: "VMCTL-JOURNAL <seq> <boot> <md5>", record
+// <seq> in sector <seq>, never rewritten. The host reads the disk file read-only: a record
+// it has seen is in the file, so no crash of the guest, its launcher or its node may change
+// it later. Only a second instance writing the same disk, or a restart that does not continue
+// after the last record, would.
+
+const (
+	journalSector = 512
+	journalMagic  = "VMCTL-JOURNAL "
+	// 8 MiB: 16384 records, four and a half hours of writing; the full run takes under one.
+	journalSize = 8 << 20
+)
+
+// journalPVC makes an empty 8 MiB raw disk in a hostPath volume under /tmp and a claim bound
+// to it, like framework.DiskPVC but with nothing to convert: every node of the local cluster
+// is this machine, so the volume behaves as shared storage does. It returns the disk file.
+func journalPVC(t *testing.T, f *framework.Framework, name string) string {
+	t.Helper()
+	dir := filepath.Join(os.TempDir(), "vmctl-e2e-pv", f.Namespace+"-"+name)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	img := filepath.Join(dir, layout.PVCDiskFile)
+	if err := os.WriteFile(img, nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(img, journalSize); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, img} {
+		// KubeVirt leaves ownership of such volumes to the user: QEMU runs as the launcher's.
+		if err := os.Chown(p, layout.LauncherUID, layout.LauncherGID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	size := resource.MustParse("8Mi")
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-" + name},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: size},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}},
+			ClaimRef:                      &corev1.ObjectReference{Namespace: f.Namespace, Name: name},
+		},
+	}
+	if _, err := f.Kube.CoreV1().PersistentVolumes().Create(f.Context(), pv, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Kube.CoreV1().PersistentVolumes().Delete(f.Context(), pv.Name, metav1.DeleteOptions{}) })
+	f.CreateObjects(&corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: new(string),
+			VolumeName:       pv.Name,
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+		},
+	})
+	return img
+}
+
+// journal is the records read from the disk, in order: records[i] is sector i.
+type journal struct {
+	records [][]byte
+	boots   map[string]bool
+}
+
+// readJournal reads records from the start of the disk up to the first empty sector. A
+// non-empty sector that is not a valid record with its own sequence number is an error: a
+// torn, overwritten or misplaced record.
+func readJournal(path string) (journal, error) {
+	j := journal{boots: map[string]bool{}}
+	file, err := os.Open(path)
+	if err != nil {
+		return j, err
+	}
+	defer file.Close()
+	buf := make([]byte, 64*journalSector)
+	for off := int64(0); off < journalSize; off += int64(len(buf)) {
+		n, err := file.ReadAt(buf, off)
+		if err != nil && err != io.EOF {
+			return j, err
+		}
+		for s := 0; s+journalSector <= n; s += journalSector {
+			sector := buf[s : s+journalSector]
+			if sector[0] == 0 {
+				return j, nil
+			}
+			seq := len(j.records)
+			boot, err := checkRecord(sector, seq)
+			if err != nil {
+				return j, fmt.Errorf("sector %d: %w", seq, err)
+			}
+			j.boots[boot] = true
+			j.records = append(j.records, bytes.Clone(sector))
+		}
+		if n < len(buf) {
+			return j, nil
+		}
+	}
+	return j, nil
+}
+
+// checkRecord validates one record and returns the boot that wrote it.
+func checkRecord(sector []byte, seq int) (string, error) {
+	line, ok := bytes.CutPrefix(bytes.TrimRight(sector, " \n"), []byte(journalMagic))
+	if !ok {
+		return "", fmt.Errorf("no record: %q", truncate(sector))
+	}
+	fields := strings.Fields(string(line))
+	if len(fields) != 3 {
+		return "", fmt.Errorf("malformed record %q", truncate(sector))
+	}
+	if n, err := strconv.Atoi(fields[0]); err != nil || n != seq {
+		return "", fmt.Errorf("record numbered %q in sector %d", fields[0], seq)
+	}
+	sum := md5.Sum([]byte(fields[0] + " " + fields[1]))
+	if hex.EncodeToString(sum[:]) != fields[2] {
+		return "", fmt.Errorf("bad checksum in %q", truncate(sector))
+	}
+	return fields[1], nil
+}
+
+func truncate(b []byte) string {
+	return string(bytes.TrimRight(b[:min(len(b), 80)], " \x00"))
+}
+
+// keeps fails when a record of before is missing or different in after.
+func (after journal) keeps(before journal) error {
+	if len(after.records) < len(before.records) {
+		return fmt.Errorf("%d records, %d were written before", len(after.records), len(before.records))
+	}
+	for i, r := range before.records {
+		if !bytes.Equal(after.records[i], r) {
+			return fmt.Errorf("record %d changed: %q, was %q", i, truncate(after.records[i]), truncate(r))
+		}
+	}
+	return nil
+}
