@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/test/e2e/framework"
 )
 
 // Faults of the cluster itself. Its components are plain processes of this machine, started
@@ -106,7 +107,7 @@ func loseNode(ctx context.Context, c *chaos) (effect, error) {
 		if err != nil {
 			return err
 		}
-		if nodeReady(n) {
+		if framework.NodeReady(n) {
 			return fmt.Errorf("node %s still Ready", node)
 		}
 		return nil
@@ -132,8 +133,8 @@ func (c *chaos) restoreNode(ctx context.Context, node string) error {
 		if err != nil {
 			return err
 		}
-		if !nodeReady(n) || n.Labels[v1.SchedulableLabel] != "true" {
-			return fmt.Errorf("node %s: ready=%v %s=%q", node, nodeReady(n), v1.SchedulableLabel, n.Labels[v1.SchedulableLabel])
+		if !framework.NodeReady(n) || n.Labels[v1.SchedulableLabel] != "true" {
+			return fmt.Errorf("node %s: ready=%v %s=%q", node, framework.NodeReady(n), v1.SchedulableLabel, n.Labels[v1.SchedulableLabel])
 		}
 		return nil
 	})
@@ -167,13 +168,4 @@ func (c *chaos) setOutOfService(ctx context.Context, node string, on bool) error
 		_, err = c.f.Kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 		return err
 	})
-}
-
-func nodeReady(n *corev1.Node) bool {
-	for _, cond := range n.Status.Conditions {
-		if cond.Type == corev1.NodeReady {
-			return cond.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
