@@ -21,8 +21,8 @@ type libvirtd struct {
 }
 
 // startLibvirtd runs libvirtd in the foreground (no --daemon: it stays our child, so we learn
-// when it dies) with its output on our stderr, where kubectl logs shows it. It is a session
-// daemon of the pod's unprivileged user (qemu:///session): its configuration is
+// when it dies) with its output on our stderr, where kubectl logs shows it (forwardLibvirtdLog).
+// It is a session daemon of the pod's unprivileged user (qemu:///session): its configuration is
 // cfg.LibvirtdConf, which puts the socket in the shared directory, and its per-user
 // directories are those of layout.LibvirtEnv, in the pod's private emptyDir.
 func startLibvirtd(r *Reaper, cfg Config) (*libvirtd, error) {
@@ -32,11 +32,21 @@ func startLibvirtd(r *Reaper, cfg Config) (*libvirtd, error) {
 	}
 	cmd := exec.Command(cfg.Libvirtd, "--config", cfg.LibvirtdConf)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	exited, err := r.Start(cmd)
+	logs, logw, err := os.Pipe()
 	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = logw, logw
+	exited, err := r.Start(cmd)
+	logw.Close() // the child holds its own copy; the pipe ends when libvirtd does
+	if err != nil {
+		logs.Close()
 		return nil, fmt.Errorf("start %s: %w", cfg.Libvirtd, err)
 	}
+	go func() {
+		defer logs.Close()
+		forwardLibvirtdLog(logs, os.Stderr)
+	}()
 	klog.InfoS("started libvirtd", "pid", cmd.Process.Pid)
 	return &libvirtd{pid: cmd.Process.Pid, exited: exited}, nil
 }

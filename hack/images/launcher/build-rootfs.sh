@@ -29,6 +29,14 @@ mapfile -t packages < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$packages_file"
 debian_root_begin "$out"
 debian_root_install "${packages[@]}"
 debian_root_trim
+# libvirtd loads every driver module it finds. The launcher uses the QEMU driver alone; the
+# others look on every start for what a pod has not got (dnsmasq, the system D-Bus, udev's DMI
+# data), log an error each, and cost start-up time and memory. The storage backends belong to
+# the storage driver; the storage-file modules stay (the QEMU driver reads disks through them).
+rm -f "$root"/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/libvirt_driver_{network,nodedev,nwfilter,interface,secret,storage}.so
+rm -rf "$root"/usr/lib/x86_64-linux-gnu/libvirt/storage-backend
+[ -e "$root"/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/libvirt_driver_qemu.so ] ||
+	die "the QEMU driver module is not where libvirtd loads it from"
 # debootstrap copied the build machine's resolver into the tree; the container runtime
 # provides one at run time.
 : >"$root/etc/resolv.conf"
