@@ -41,7 +41,7 @@ tools:
 
 ## unit: tests that need nothing but Go
 unit:
-	go test $$(go list ./... | grep -v /test/)
+	go test $$(go list ./... | grep -v /test/) ./test/bench/...
 
 ## fuzz: each fuzz test for a bounded time (FUZZTIME), corpus in Go's cache, nothing written to the clone
 FUZZTIME ?= 15s

@@ -1,9 +1,10 @@
 // Command bench-guests measures real guests on the local cluster's real node (make bench,
-// scenarios a and b): how long VMs take from creation to Running, created at a steady pace,
-// directly and through a vmctl Deployment, next to floors measured in the same run (the same
-// launcher pods without a VM in them; libvirt's own define-to-start time); the API writes per
-// VM of every component (from the API server's audit log); the memory a launcher pod costs
-// beyond its guest's RAM; and the CPU seconds per VM of each component.
+// scenarios a and b): how long VMs take from creation to Running and to their guests' marker,
+// created at a steady pace, directly and through a vmctl Deployment, next to floors measured in
+// the same run (the same launcher pods, booting the same guest with QEMU started by the pod
+// itself: floor.go); each launcher pod's CPU until its guest's marker and its memory after, by
+// process (split.go); the API writes per VM of every component (from the API server's audit
+// log); and the CPU seconds per VM of each component.
 package main
 
 import (
@@ -77,7 +78,7 @@ func run(o options) error {
 		return err
 	}
 	r := report{Date: time.Now().UTC().Format(time.RFC3339), VMs: o.vms, Interval: o.interval.String(), GuestMemory: o.guestMemory}
-	klog.InfoS("floor: launcher pods without a VM", "pods", o.vms)
+	klog.InfoS("floor of scenario a: launcher pods booting the guest with QEMU directly", "pods", o.vms)
 	if r.Floor, err = b.measure(ctx, floorNamespace, b.floorPods); err != nil {
 		return fmt.Errorf("floor: %w", err)
 	}
@@ -86,6 +87,10 @@ func run(o options) error {
 		return fmt.Errorf("VMs: %w", err)
 	}
 	if o.vmctlReplicas > 0 {
+		klog.InfoS("floor of scenario b: a Deployment of floor pods", "replicas", o.vmctlReplicas)
+		if r.FloorDeployment, err = b.measure(ctx, "bench-floor-deployment", b.floorDeployment); err != nil {
+			return fmt.Errorf("floor Deployment: %w", err)
+		}
 		klog.InfoS("scenario b: a vmctl Deployment", "replicas", o.vmctlReplicas)
 		if r.Vmctl, err = b.measure(ctx, "bench-vmctl", b.vmctlDeployment); err != nil {
 			return fmt.Errorf("vmctl: %w", err)

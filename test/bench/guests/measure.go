@@ -15,8 +15,9 @@ import (
 type scenario func(ctx context.Context, namespace string, w *watcher) ([]sample, error)
 
 // measure runs a scenario in a namespace of its own and measures what it cost: the samples'
-// latencies, the API writes made about the namespace's objects, the launcher pods' memory,
-// and the CPU every component spent meanwhile. The namespace is deleted afterwards, and the
+// latencies to Running and to their guests' markers, each launcher pod's CPU until its marker
+// and its memory after, by part, the API writes made about the namespace's objects, and the
+// CPU every component spent meanwhile. The namespace is deleted afterwards, and the
 // next scenario starts on a quiet node.
 func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*result, error) {
 	if err := benchout.DeleteNamespace(ctx, b.kube, namespace); err != nil {
@@ -26,6 +27,9 @@ func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*r
 		return nil, err
 	}
 	w := b.watch(ctx, namespace)
+	sampleCtx, stopSampling := context.WithCancel(ctx)
+	defer stopSampling()
+	cpu := sampleCPU(sampleCtx, w, time.Second)
 	cpuBefore, _, err := b.usage(ctx)
 	if err != nil {
 		return nil, err
@@ -36,15 +40,13 @@ func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*r
 		return nil, err
 	}
 	end := time.Now()
-	r := &result{Count: len(samples), Seconds: end.Sub(start).Seconds()}
-	r.latencies(samples)
-	launchers := len(samples)
-	if namespace == floorNamespace {
-		launchers = 0
-	}
-	if r.OverheadMiB, err = b.launcherOverhead(ctx, namespace, launchers); err != nil {
+	if err := b.markers(ctx, namespace, w, samples); err != nil {
 		return nil, err
 	}
+	stopSampling()
+	r := &result{Count: len(samples), Seconds: end.Sub(start).Seconds()}
+	r.latencies(samples)
+	r.split(samples, w, cpu, b.memory.Value())
 	// After the wait above, so the kubelet's statistics cover the whole scenario.
 	cpuAfter, memory, err := b.usage(ctx)
 	if err != nil {

@@ -14,68 +14,9 @@ type report struct {
 	GuestMemory string  `json:"guestMemory"`
 	Floor       *result `json:"floorPods"`
 	Direct      *result `json:"directVMs"`
-	Vmctl       *result `json:"vmctlDeployment,omitempty"`
-}
-
-// result is one scenario's figures; the per-VM maps are by component.
-type result struct {
-	Count   int     `json:"count"`
-	Seconds float64 `json:"seconds"`
-	// Latency is creation -> Running (floor: pod Running), per item in seconds.
-	Latency        stats              `json:"creationToRunning"`
-	ScheduledToRun stats              `json:"scheduledToRunning"`
-	LibvirtStart   []float64          `json:"libvirtDefinedToStarted"`
-	OverheadMiB    []float64          `json:"launcherOverheadMiB"`
-	Writes         map[string]float64 `json:"writes"`
-	Events         map[string]float64 `json:"eventWrites"`
-	WritesPerVM    float64            `json:"writesPerVM"`
-	EventsPerVM    float64            `json:"eventWritesPerVM"`
-	CPUPerVM       map[string]float64 `json:"cpuSecondsPerVM"`
-	// MemoryMiB is what each component holds once the scenario's items run.
-	MemoryMiB map[string]float64 `json:"memoryMiB"`
-}
-
-type stats struct {
-	P50     float64   `json:"p50"`
-	P95     float64   `json:"p95"`
-	Max     float64   `json:"max"`
-	Samples []float64 `json:"samples"`
-}
-
-func newStats(values []float64) stats {
-	if len(values) == 0 {
-		return stats{}
-	}
-	sorted := slices.Sorted(slices.Values(values))
-	at := func(q float64) float64 { return sorted[int(q*float64(len(sorted)-1)+0.5)] }
-	return stats{P50: at(0.5), P95: at(0.95), Max: sorted[len(sorted)-1], Samples: values}
-}
-
-func (r *result) latencies(samples []sample) {
-	var total, scheduled []float64
-	for _, s := range samples {
-		total = append(total, s.running.Sub(s.created).Seconds())
-		if !s.scheduled.IsZero() {
-			scheduled = append(scheduled, s.running.Sub(s.scheduled).Seconds())
-		}
-	}
-	r.Latency, r.ScheduledToRun = newStats(total), newStats(scheduled)
-}
-
-func (r *result) perVM(cpuBefore, cpuAfter map[string]float64) {
-	n := float64(r.Count)
-	for _, w := range r.Writes {
-		r.WritesPerVM += w / n
-	}
-	for _, e := range r.Events {
-		r.EventsPerVM += e / n
-	}
-	r.CPUPerVM = map[string]float64{}
-	for c, after := range cpuAfter {
-		if d := after - cpuBefore[c]; d > 0.005*n {
-			r.CPUPerVM[c] = d / n
-		}
-	}
+	// FloorDeployment is the vmctl Deployment's floor: a Deployment of floor pods.
+	FloorDeployment *result `json:"floorDeployment,omitempty"`
+	Vmctl           *result `json:"vmctlDeployment,omitempty"`
 }
 
 // Published KubeVirt figures the issue compares with.
@@ -85,77 +26,118 @@ const (
 	kubevirtOverhead = "~220 MiB"
 )
 
+// column is one scenario in the table and the floor it is compared with (itself for a floor).
+type column struct {
+	title    string
+	r, floor *result
+}
+
+func (r *report) columns() []column {
+	cols := []column{{"floor: launcher pods booting QEMU directly", r.Floor, r.Floor}, {"(a) VMs", r.Direct, r.Floor}}
+	if r.FloorDeployment != nil {
+		cols = append(cols, column{"floor: a Deployment of those pods", r.FloorDeployment, r.FloorDeployment})
+	}
+	if r.Vmctl != nil {
+		floor := r.FloorDeployment
+		if floor == nil {
+			floor = r.Floor
+		}
+		cols = append(cols, column{"(b) vmctl Deployment", r.Vmctl, floor})
+	}
+	return cols
+}
+
 func (r *report) markdown() string {
 	var b strings.Builder
-	cols := []*result{r.Floor, r.Direct}
-	head := "| Measure | floor: launcher pods, no VM | (a) VMs | "
-	if r.Vmctl != nil {
-		cols = append(cols, r.Vmctl)
-		head += "(b) vmctl Deployment | "
-	}
+	cols := r.columns()
 	fmt.Fprintf(&b, "make bench, %s: %d items %s apart on the real node, test guest with %s RAM\n\n", r.Date, r.VMs, r.Interval, r.GuestMemory)
-	fmt.Fprintf(&b, "%sgoal | KubeVirt |\n|%s\n", head, strings.Repeat("---|", len(cols)+3))
-	row := func(name, goal, peer string, cell func(*result) string) {
+	fmt.Fprint(&b, "| Measure |")
+	for _, c := range cols {
+		fmt.Fprintf(&b, " %s |", c.title)
+	}
+	fmt.Fprintf(&b, " goal | KubeVirt |\n|%s\n", strings.Repeat("---|", len(cols)+3))
+	row := func(name, goal, peer string, cell func(c column) string) {
 		fmt.Fprintf(&b, "| %s |", name)
 		for _, c := range cols {
 			fmt.Fprintf(&b, " %s |", cell(c))
 		}
 		fmt.Fprintf(&b, " %s | %s |\n", goal, peer)
 	}
-	row("creation -> Running P50 / P95 / max (s)", "", kubevirtLatency, func(c *result) string {
-		return fmt.Sprintf("%.1f / %.1f / %.1f", c.Latency.P50, c.Latency.P95, c.Latency.Max)
-	})
-	row("P95 / floor P95", "<= 1.3x", "", func(c *result) string { return fmt.Sprintf("%.2fx", c.Latency.P95/r.Floor.Latency.P95) })
-	row("Scheduled -> Running P50 / P95 (s)", "", "", func(c *result) string {
-		if len(c.ScheduledToRun.Samples) == 0 {
+	pct := func(s stats) string { return fmt.Sprintf("%.1f / %.1f / %.1f", s.P50, s.P95, s.Max) }
+	row("creation -> Running P50 / P95 / max (s)", "", kubevirtLatency, func(c column) string { return pct(c.r.Latency) })
+	row("creation -> guest marker P50 / P95 / max (s)", "", "", func(c column) string { return pct(c.r.Marker) })
+	row("marker P95 / its floor's", "<= 1.3x", "", func(c column) string { return fmt.Sprintf("%.2fx", c.r.Marker.P95/c.floor.Marker.P95) })
+	row("Scheduled -> Running P50 / P95 (s)", "", "", func(c column) string {
+		if len(c.r.ScheduledToRun.Samples) == 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%.1f / %.1f", c.ScheduledToRun.P50, c.ScheduledToRun.P95)
+		return fmt.Sprintf("%.1f / %.1f", c.r.ScheduledToRun.P50, c.r.ScheduledToRun.P95)
 	})
-	row("libvirt domain defined -> started P50 / P95 (s, floor of the node side)", "", "", func(c *result) string {
-		if len(c.LibvirtStart) == 0 {
+	row("libvirt domain defined -> started P50 / P95 (s)", "", "", func(c column) string {
+		if len(c.r.LibvirtStart) == 0 {
 			return "-"
 		}
-		s := newStats(c.LibvirtStart)
+		s := newStats(c.r.LibvirtStart)
 		return fmt.Sprintf("%.0f / %.0f", s.P50, s.P95)
 	})
-	row("API writes per VM, all components (of which events)", "<= 8", kubevirtWrites, func(c *result) string {
-		return fmt.Sprintf("%.1f (%.1f)", c.WritesPerVM, c.EventsPerVM)
+	row("CPU s per VM until the marker: launcher pod, P50 / P95", "", "", func(c column) string {
+		return fmt.Sprintf("%.2f / %.2f", c.r.PodCPU.P50, c.r.PodCPU.P95)
 	})
-	row("launcher working set - guest RAM, median / max (MiB)", "<= 60", kubevirtOverhead, func(c *result) string {
-		if len(c.OverheadMiB) == 0 {
+	row("CPU s per VM beyond the floor's pod (pod P50 + project components - floor pod P50)", "<= 0.5", "", func(c column) string {
+		if c.r == c.floor {
 			return "-"
 		}
-		s := newStats(c.OverheadMiB)
-		return fmt.Sprintf("%.0f / %.0f", s.P50, s.Max)
+		return fmt.Sprintf("%.2f", c.r.PodCPU.P50+c.r.projectCPU()-c.floor.PodCPU.P50)
 	})
-	components := map[string]bool{}
+	row("launcher pod memory beyond guest RAM and TCG cache, P50 / max (MiB, PSS)", "<= 40", kubevirtOverhead, func(c column) string {
+		return fmt.Sprintf("%.0f / %.0f", c.r.BeyondGuest.P50, c.r.BeyondGuest.Max)
+	})
+	row("API writes per VM by the project's components (of which events)", "<= 6", kubevirtWrites, func(c column) string {
+		w, e := c.r.projectWrites()
+		return fmt.Sprintf("%.1f (%.1f)", w, e)
+	})
+	row("API writes per VM, all components (of which events)", "", "", func(c column) string {
+		return fmt.Sprintf("%.1f (%.1f)", c.r.WritesPerVM, c.r.EventsPerVM)
+	})
+	r.detailRows(cols, row)
+	return b.String()
+}
+
+// detailRows are one row per part and per component that any column has.
+func (r *report) detailRows(cols []column, row func(string, string, string, func(column) string)) {
+	keys := map[string]bool{}
 	for _, c := range cols {
-		for k := range c.Writes {
-			components["writes: "+k] = true
+		for k := range c.r.CPUByPart {
+			keys["1 CPU s until the marker, P50: "+k] = true
 		}
-		for k := range c.CPUPerVM {
-			components["CPU s: "+k] = true
+		for k := range c.r.MemoryByPart {
+			keys["2 memory after boot, P50 (MiB, PSS): "+k] = true
 		}
-		for k := range c.MemoryMiB {
-			components["memory MiB: "+k] = true
+		for k := range c.r.Writes {
+			keys["3 writes per VM (events): "+k] = true
+		}
+		for k := range c.r.CPUPerVM {
+			keys["4 CPU s per VM during the scenario: "+k] = true
+		}
+		for k := range c.r.MemoryMiB {
+			keys["5 memory (RSS / working set, MiB) after: "+k] = true
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(components)) {
-		kind, name, _ := strings.Cut(k, ": ")
-		title := fmt.Sprintf("%s per VM: %s", kind, name)
-		if kind == "memory MiB" {
-			title = fmt.Sprintf("memory (RSS / working set, MiB) after: %s", name)
-		}
-		row(title, "", "", func(c *result) string {
-			switch kind {
-			case "writes":
-				return fmt.Sprintf("%.2f (%.2f)", c.Writes[name]/float64(c.Count), c.Events[name]/float64(c.Count))
-			case "memory MiB":
-				return fmt.Sprintf("%.0f", c.MemoryMiB[name])
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		kind, name, _ := strings.Cut(k[2:], ": ")
+		row(kind+": "+name, "", "", func(c column) string {
+			n := float64(c.r.Count)
+			switch k[0] {
+			case '1':
+				return fmt.Sprintf("%.2f", c.r.CPUByPart[name])
+			case '2':
+				return fmt.Sprintf("%.1f", c.r.MemoryByPart[name])
+			case '3':
+				return fmt.Sprintf("%.2f (%.2f)", c.r.Writes[name]/n, c.r.Events[name]/n)
+			case '4':
+				return fmt.Sprintf("%.2f", c.r.CPUPerVM[name])
 			}
-			return fmt.Sprintf("%.2f", c.CPUPerVM[name])
+			return fmt.Sprintf("%.0f", c.r.MemoryMiB[name])
 		})
 	}
-	return b.String()
 }

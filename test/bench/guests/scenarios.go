@@ -12,7 +12,6 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
-	"github.com/vmctl/vmctl/controller/vmi"
 	"github.com/vmctl/vmctl/test/testguest"
 )
 
@@ -24,11 +23,12 @@ type bench struct {
 	node   string
 }
 
-// sample is one workload item's way: when it was created (or, for vmctl, when its pod was
-// first seen), Scheduled and Running. Its instance (or floor pod) is named name.
+// sample is one workload item's way: when it was created (or, for a Deployment, when its pod
+// was first seen), Scheduled, Running, and when its guest printed its marker. Its instance (or
+// floor pod) is named name, and runs in the launcher pod named pod.
 type sample struct {
-	name                        string
-	created, scheduled, running time.Time
+	name, pod                           string
+	created, scheduled, running, marker time.Time
 }
 
 // realNode is the node that runs containers: kwok's fake nodes cannot boot guests.
@@ -65,31 +65,6 @@ func (b *bench) paced(ctx context.Context, n int, create func(i int) (string, er
 			return nil, err
 		}
 		samples = append(samples, sample{name: name, created: start})
-	}
-	return samples, nil
-}
-
-// floorPods is the physical floor of scenario a: the very launcher pods the VMs get, with the
-// same images and init containers, whose compute container sleeps instead of running a VM.
-func (b *bench) floorPods(ctx context.Context, ns string, w *watcher) ([]sample, error) {
-	samples, err := b.paced(ctx, b.o.vms, func(i int) (string, error) {
-		instance := &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("floor-%03d", i), Namespace: ns}, Spec: b.guestSpec("floor")}
-		v1.SetDefaults_VirtualMachineInstanceSpec(&instance.Spec)
-		// The local cluster runs guests under emulation (manifests/virt-controller.yaml).
-		pod := vmi.RenderLauncherPod(instance, vmi.PodConfig{LauncherImage: launcherImage, UseEmulation: true})
-		pod.Name, pod.GenerateName, pod.OwnerReferences, pod.Labels = instance.Name, "", nil, map[string]string{"app": "bench-floor"}
-		pod.Spec.Containers[0].Command, pod.Spec.Containers[0].Args = []string{"sleep", "infinity"}, nil
-		_, err := b.kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
-		return pod.Name, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := w.allIn(ctx, "floor pods Running", w.podRunning, names(samples)); err != nil {
-		return nil, err
-	}
-	for i := range samples {
-		samples[i].running = w.at(w.podRunning, samples[i].name)
 	}
 	return samples, nil
 }

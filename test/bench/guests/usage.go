@@ -5,12 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
-
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/klog/v2"
 )
 
 // summary is the part of the kubelet's /stats/summary the bench reads.
@@ -36,32 +31,6 @@ func (b *bench) stats(ctx context.Context) (*summary, error) {
 	}
 	var s summary
 	return &s, json.Unmarshal(raw, &s)
-}
-
-// launcherOverhead is, for each launcher pod of the namespace, its cgroup's working set less
-// its guest's RAM, in MiB: what running a VM costs beyond the VM itself. The kubelet refreshes
-// its statistics every few seconds, so it waits (a minute at most) until want pods show.
-func (b *bench) launcherOverhead(ctx context.Context, namespace string, want int) ([]float64, error) {
-	guest := float64(b.memory.Value()) / (1 << 20)
-	var out []float64
-	err := wait.PollUntilContextTimeout(ctx, 2*time.Second, time.Minute, true, func(ctx context.Context) (bool, error) {
-		s, err := b.stats(ctx)
-		if err != nil {
-			return false, err
-		}
-		out = out[:0]
-		for _, p := range s.Pods {
-			if p.PodRef.Namespace == namespace && strings.HasPrefix(p.PodRef.Name, "virt-launcher-") && p.Memory.WorkingSetBytes > 0 {
-				out = append(out, float64(p.Memory.WorkingSetBytes)/(1<<20)-guest)
-			}
-		}
-		return len(out) >= want, nil
-	})
-	if wait.Interrupted(err) {
-		klog.InfoS("not every launcher pod in the kubelet's statistics yet", "found", len(out), "want", want)
-		err = nil
-	}
-	return out, err
 }
 
 // usage is the CPU time (seconds) each component has used so far, and the memory (MiB) it
@@ -114,22 +83,9 @@ func podComponent(namespace, name string) string {
 	return ""
 }
 
-// processUsage is a process's user plus system time in seconds, from /proc/PID/stat, and
-// its resident memory in MiB.
+// processUsage is a process's CPU seconds (its children's included) and its resident
+// memory in MiB.
 func processUsage(pid string) (cpu, rss float64, ok bool) {
-	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
-	if err != nil {
-		return 0, 0, false
-	}
-	// The command name may hold spaces; the fields after it are fixed.
-	_, rest, found := strings.Cut(string(stat), ") ")
-	fields := strings.Fields(rest)
-	if !found || len(fields) < 22 {
-		return 0, 0, false
-	}
-	utime, _ := strconv.ParseFloat(fields[11], 64)
-	stime, _ := strconv.ParseFloat(fields[12], 64)
-	pages, _ := strconv.ParseFloat(fields[21], 64)
-	const clockTicks = 100 // USER_HZ on Linux
-	return (utime + stime) / clockTicks, pages * float64(os.Getpagesize()) / (1 << 20), true
+	st, ok := readProc(pid)
+	return st.cpu, st.rssPages * float64(os.Getpagesize()) / (1 << 20), ok
 }

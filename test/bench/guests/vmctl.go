@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,16 +38,7 @@ func (b *bench) vmctlDeployment(ctx context.Context, ns string, w *watcher) ([]s
 	if err := examples.Create(ctx, b.kube, b.virt, ns, objs...); err != nil {
 		return nil, err
 	}
-	var pods []string
-	err := w.until(ctx, "vmctl pods", func() (bool, string) {
-		pods = pods[:0]
-		for name := range w.podSeen {
-			if strings.HasPrefix(name, "vmctl-") {
-				pods = append(pods, name)
-			}
-		}
-		return len(pods) >= b.o.vmctlReplicas, fmt.Sprintf("%d of %d", len(pods), b.o.vmctlReplicas)
-	})
+	pods, err := w.podsNamed(ctx, "vmctl-", b.o.vmctlReplicas)
 	if err != nil {
 		return nil, err
 	}

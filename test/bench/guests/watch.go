@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,15 +23,26 @@ type watcher struct {
 	podRunning   map[string]time.Time
 	vmiScheduled map[string]time.Time
 	vmiRunning   map[string]time.Time
-	changed      chan struct{}
+	// launcher maps an instance (or a floor pod's guest) to its launcher pod's name, and uid a
+	// pod's name to its UID, which names its cgroup.
+	launcher map[string]string
+	uid      map[string]string
+	changed  chan struct{}
 }
 
 func (b *bench) watch(ctx context.Context, namespace string) *watcher {
 	w := &watcher{podSeen: map[string]time.Time{}, podRunning: map[string]time.Time{},
-		vmiScheduled: map[string]time.Time{}, vmiRunning: map[string]time.Time{}, changed: make(chan struct{}, 1)}
+		vmiScheduled: map[string]time.Time{}, vmiRunning: map[string]time.Time{},
+		launcher: map[string]string{}, uid: map[string]string{}, changed: make(chan struct{}, 1)}
 	kube := kubeinformers.NewSharedInformerFactoryWithOptions(b.kube, 0, kubeinformers.WithNamespace(namespace))
 	_, _ = kube.Core().V1().Pods().Informer().AddEventHandler(handler(func(obj any) {
 		pod := obj.(*corev1.Pod)
+		w.mu.Lock()
+		w.uid[pod.Name] = string(pod.UID)
+		if instance := pod.Annotations[domainAnnotation]; instance != "" {
+			w.launcher[instance] = pod.Name
+		}
+		w.mu.Unlock()
 		w.mark(w.podSeen, pod.Name, true)
 		w.mark(w.podRunning, pod.Name, pod.Status.Phase == corev1.PodRunning)
 	}))
@@ -85,6 +97,21 @@ func (w *watcher) until(ctx context.Context, what string, done func() (bool, str
 	}
 }
 
+// podsNamed waits until n pods whose names start with prefix were seen, and returns them.
+func (w *watcher) podsNamed(ctx context.Context, prefix string, n int) ([]string, error) {
+	var pods []string
+	err := w.until(ctx, prefix+"* pods", func() (bool, string) {
+		pods = pods[:0]
+		for name := range w.podSeen {
+			if strings.HasPrefix(name, prefix) {
+				pods = append(pods, name)
+			}
+		}
+		return len(pods) >= n, fmt.Sprintf("%d of %d", len(pods), n)
+	})
+	return pods, err
+}
+
 // allIn waits until every name has a time in m, and returns those times.
 func (w *watcher) allIn(ctx context.Context, what string, m map[string]time.Time, names []string) error {
 	return w.until(ctx, what, func() (bool, string) {
@@ -96,6 +123,23 @@ func (w *watcher) allIn(ctx context.Context, what string, m map[string]time.Time
 		}
 		return n == len(names), fmt.Sprintf("%d of %d", n, len(names))
 	})
+}
+
+// domainAnnotation names the instance a launcher pod runs (controller/vmi renders it).
+const domainAnnotation = "kubevirt.io/domain"
+
+// podOf is the launcher pod of an instance ("" while unknown).
+func (w *watcher) podOf(instance string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.launcher[instance]
+}
+
+// uidOf is a pod's UID ("" while unknown).
+func (w *watcher) uidOf(pod string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.uid[pod]
 }
 
 // at reads a recorded time.

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/controller/vmi"
+	"github.com/vmctl/vmctl/test/testguest"
+)
+
+// markers fills in when each sample's guest printed its marker on the serial console: the
+// timestamp the container runtime gave the line in the launcher pod's guest-console-log
+// container, which copies the console as QEMU writes it (within 100 ms) in VMs and floor pods
+// alike. It polls the pods whose guests have not printed it yet.
+func (b *bench) markers(ctx context.Context, ns string, w *watcher, samples []sample) error {
+	for i := range samples {
+		if samples[i].pod == "" {
+			samples[i].pod = w.podOf(samples[i].name)
+		}
+	}
+	for {
+		missing := 0
+		for i := range samples {
+			s := &samples[i]
+			if !s.marker.IsZero() {
+				continue
+			}
+			at, err := b.markerAt(ctx, ns, s.pod)
+			if err != nil {
+				klog.V(2).InfoS("no console yet", "pod", s.pod, "err", err)
+			}
+			if s.marker = at; at.IsZero() {
+				missing++
+			}
+		}
+		if missing == 0 {
+			return nil
+		}
+		klog.InfoS("waiting for guest markers", "missing", missing, "of", len(samples))
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d guests did not print %s: %w", missing, testguest.Marker, ctx.Err())
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// markerAt is when the pod's guest printed its marker, zero if it has not yet.
+func (b *bench) markerAt(ctx context.Context, ns, pod string) (time.Time, error) {
+	if pod == "" {
+		return time.Time{}, nil
+	}
+	raw, err := b.kube.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: vmi.GuestConsoleLogContainer, Timestamps: true}).DoRaw(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return markerIn(raw)
+}
+
+// markerIn finds the first marker line in a log read with timestamps ("<RFC3339Nano> <line>").
+func markerIn(log []byte) (time.Time, error) {
+	scanner := bufio.NewScanner(bytes.NewReader(log))
+	scanner.Buffer(make([]byte, 64<<10), 1<<20)
+	for scanner.Scan() {
+		stamp, line, _ := strings.Cut(scanner.Text(), " ")
+		if strings.Contains(line, testguest.Marker) {
+			return time.Parse(time.RFC3339Nano, stamp)
+		}
+	}
+	return time.Time{}, scanner.Err()
+}
