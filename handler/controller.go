@@ -18,6 +18,7 @@ import (
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/handler/podnet"
+	"github.com/vmctl/vmctl/pkg/superseded"
 )
 
 // ControllerName is the loop's name in logs and metrics.
@@ -58,9 +59,11 @@ type Controller struct {
 	recorder record.EventRecorder
 	conns    *connCache
 	gate     *launcherGate
-	loop     *controller.Loop
-	opts     Options
-	clock    clock.PassiveClock
+	// written are the cached instances whose status this handler has since replaced.
+	written *superseded.Versions
+	loop    *controller.Loop
+	opts    Options
+	clock   clock.PassiveClock
 }
 
 // New wires the controller to informers already restricted to its node (NewInformerFactories):
@@ -89,6 +92,7 @@ func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer
 	}
 	c.conns = newConnCache(opts.Dial, c.queue.Add)
 	c.gate = newLauncherGate(c.clock)
+	c.written = superseded.New()
 	c.loop = &controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
 	if _, err := vmis.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
 		return nil, err

@@ -59,8 +59,13 @@ func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 	if err := lv.DefineDomain(domXML); err != nil {
 		return DomainStatus{}, fmt.Errorf("defining the domain: %w", err)
 	}
-	c.recorder.Eventf(vmi, corev1.EventTypeNormal, ReasonDefined, "Defined domain %s (type %s)", dom.Name, dom.Type)
-	return c.startDomain(vmi, lv)
+	// One event says both when the start follows (KubeVirt records two): events are API
+	// writes, and every VM start pays for them.
+	st, err := c.startDomain(vmi, lv, fmt.Sprintf(", defined with type %s", dom.Type))
+	if err != nil {
+		c.recorder.Eventf(vmi, corev1.EventTypeNormal, ReasonDefined, "Defined domain %s (type %s)", dom.Name, dom.Type)
+	}
+	return st, err
 }
 
 // domainType is kvm when the launcher pod holds /dev/kvm from the device plugin, else qemu
@@ -103,8 +108,9 @@ func (c *Controller) plumbNetwork(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 	return errNetworkNotReady
 }
 
-// startDomain starts the defined domain and returns its state afterwards.
-func (c *Controller) startDomain(vmi *v1.VirtualMachineInstance, lv Libvirt) (DomainStatus, error) {
+// startDomain starts the defined domain and returns its state afterwards; detail ends the
+// Started event's message.
+func (c *Controller) startDomain(vmi *v1.VirtualMachineInstance, lv Libvirt, detail string) (DomainStatus, error) {
 	name := DomainName(vmi)
 	// startStrategy Paused: the guest waits for virtctl unpause; libvirt reports the domain
 	// paused by the user, so the instance shows the Paused condition meanwhile.
@@ -112,7 +118,7 @@ func (c *Controller) startDomain(vmi *v1.VirtualMachineInstance, lv Libvirt) (Do
 	if err := lv.StartDomain(name, paused); err != nil {
 		return DomainStatus{}, fmt.Errorf("starting the domain: %w", err)
 	}
-	c.recorder.Eventf(vmi, corev1.EventTypeNormal, ReasonStarted, "Started domain %s", name)
+	c.recorder.Eventf(vmi, corev1.EventTypeNormal, ReasonStarted, "Started domain %s%s", name, detail)
 	return lv.DomainState(name)
 }
 

@@ -51,6 +51,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if pod == nil || (phase != v1.Scheduled && phase != v1.Running) {
 		return nil
 	}
+	if pod.Status.Phase == corev1.PodPending {
+		return nil // bound here, its containers starting: the pod's next update queues it
+	}
 	if pod.Status.Phase != corev1.PodRunning {
 		// The launcher exited; its last events may still tell how the guest ended. Otherwise
 		// the VMI controller ends the instance from the pod's phase.
@@ -99,7 +102,7 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 		setFailed(vmi, ReasonDomainLost, "the domain of the running instance is gone from its launcher's libvirt", now)
 		return c.updateStatus(ctx, cached, vmi)
 	case err == nil && vmi.Status.Phase == v1.Scheduled && neverRan(st):
-		st, err = c.startDomain(vmi, lv)
+		st, err = c.startDomain(vmi, lv, "")
 	}
 	if errors.Is(err, errNetworkNotReady) {
 		klog.V(2).InfoS("waiting for the launcher to serve the guest's network", "vmi", klog.KObj(vmi))
@@ -211,7 +214,16 @@ func (c *Controller) updateStatus(ctx context.Context, cached, vmi *v1.VirtualMa
 	if equality.Semantic.DeepEqual(cached.Status, vmi.Status) {
 		return nil
 	}
+	key := cache.MetaObjectToName(cached).String()
+	if c.written.Stale(key, cached.ResourceVersion) {
+		// Computed from a copy this handler's last write replaced: the write would be refused,
+		// and the watch event of that write syncs the instance again.
+		return nil
+	}
 	_, err := c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{})
+	if err == nil {
+		c.written.Wrote(key, cached.ResourceVersion)
+	}
 	if err == nil && cached.Status.Phase != vmi.Status.Phase {
 		klog.InfoS("instance phase", "vmi", klog.KObj(vmi), "phase", vmi.Status.Phase, "reason", vmi.Status.Reason)
 	}
@@ -221,6 +233,7 @@ func (c *Controller) updateStatus(ctx context.Context, cached, vmi *v1.VirtualMa
 // forget drops what the handler holds for an instance it no longer follows.
 func (c *Controller) forget(key string) {
 	c.conns.forget(key, "")
+	c.written.Forget(key)
 	c.waits.Forget(key)
 	c.gate.reset(key)
 }

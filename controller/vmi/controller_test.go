@@ -143,6 +143,7 @@ func TestSchedulingHold(t *testing.T) {
 		{"pod waiting within the hold: no write", corev1.PodPending, "", time.Second, "", v1.VmPhaseUnset},
 		{"pod waiting past the hold: Scheduling", corev1.PodPending, "", 3 * time.Second, "update virtualmachineinstances/status", v1.Scheduling},
 		{"pod running within the hold: Scheduled at once", corev1.PodRunning, "node-a", time.Second, "update virtualmachineinstances/status", v1.Scheduled},
+		{"pod bound, its containers starting: Scheduled at once", corev1.PodPending, "node-a", time.Second, "update virtualmachineinstances/status", v1.Scheduled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

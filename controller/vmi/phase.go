@@ -1,6 +1,7 @@
 // Package vmi is the VirtualMachineInstance controller: it renders each instance's launcher pod
-// and moves the instance through Pending, Scheduling and Scheduled as the pod progresses, and
-// to Failed when the pod fails or disappears. Running and the guest's own ends are the node's.
+// and moves the instance through Pending, Scheduling (the pod waits for a node) and Scheduled
+// (the pod is bound to one) as the pod progresses, and to Failed when the pod fails or
+// disappears. Running and the guest's own ends are the node's.
 package vmi
 
 import (
@@ -36,7 +37,10 @@ func nextPhase(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, podExpected bool
 		return v1.Succeeded, ""
 	case phase == v1.Running || phase == v1.Unknown:
 		return phase, vmi.Status.Reason
-	case pod.Status.Phase == corev1.PodRunning && pod.Spec.NodeName != "":
+	case pod.Spec.NodeName != "":
+		// Bound to a node: KubeVirt's "a target node was selected". The node's handler starts
+		// the domain once the pod runs. Waiting for the pod to run as well would cost a status
+		// write (Scheduling, then Scheduled) for every pod slower than the hold (sync.go).
 		return v1.Scheduled, ""
 	}
 	return v1.Scheduling, ""

@@ -23,7 +23,7 @@ func TestNextPhase(t *testing.T) {
 		{"new instance without a pod", v1.VmPhaseUnset, nil, false, v1.Pending, ""},
 		{"pod just created, not in the cache yet", v1.Pending, nil, true, v1.Scheduling, ""},
 		{"pod pending", v1.Pending, pod(corev1.PodPending, ""), false, v1.Scheduling, ""},
-		{"pod bound but not running", v1.Scheduling, pod(corev1.PodPending, "node-a"), false, v1.Scheduling, ""},
+		{"pod bound but not running", v1.Scheduling, pod(corev1.PodPending, "node-a"), false, v1.Scheduled, ""},
 		{"pod running on a node", v1.Scheduling, pod(corev1.PodRunning, "node-a"), false, v1.Scheduled, ""},
 		{"running is the node's word", v1.Running, pod(corev1.PodRunning, "node-a"), false, v1.Running, ""},
 		{"pod deleted under a scheduled instance", v1.Scheduled, nil, false, v1.Failed, "PodDeleted"},

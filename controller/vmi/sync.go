@@ -68,8 +68,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	phase, reason := nextPhase(vmi, pod, podExpected)
 	if hold := c.schedulingHold(vmi, pod, phase); hold > 0 && syncErr == nil {
-		// Most pods are scheduled and running within moments: waiting a little lets one
-		// status write say Scheduled instead of two saying Scheduling, then Scheduled.
+		// Most pods are bound to a node within moments: waiting a little lets one status
+		// write say Scheduled instead of two saying Scheduling, then Scheduled.
 		c.queue.AddAfter(key, hold)
 		return nil
 	}
@@ -234,7 +234,7 @@ func setPodScheduled(s *v1.VirtualMachineInstanceStatus, pc corev1.PodCondition,
 	s.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstancePodScheduled, Status: pc.Status, Reason: pc.Reason, Message: pc.Message}, now)
 }
 
-// SchedulingHold is how long a new instance whose launcher pod is not yet running keeps its
+// SchedulingHold is how long a new instance whose launcher pod is not yet bound keeps its
 // first phase before it is reported as Scheduling.
 const SchedulingHold = 2 * time.Second
 
