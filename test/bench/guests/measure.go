@@ -47,12 +47,9 @@ func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*r
 	r := &result{Count: len(samples), Seconds: end.Sub(start).Seconds()}
 	r.latencies(samples)
 	r.split(samples, w, cpu, b.memory.Value())
-	// After the wait above, so the kubelet's statistics cover the whole scenario.
+	// After the markers, so the components' figures cover the guests' boots.
 	cpuAfter, memory, err := b.usage(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if r.LibvirtStart, err = b.libvirtStart(ctx, namespace); err != nil {
 		return nil, err
 	}
 	// The audit log is written in batches at most a second late.
@@ -62,35 +59,6 @@ func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*r
 	}
 	r.perVM(cpuBefore, cpuAfter)
 	r.MemoryMiB = memory
-	klog.InfoS("scenario done", "namespace", namespace, "count", r.Count, "p95", r.Latency.P95)
+	klog.InfoS("scenario done", "namespace", namespace, "count", r.Count, "runningP95", r.Latency.P95, "markerP95", r.Marker.P95)
 	return r, benchout.DeleteNamespace(ctx, b.kube, namespace)
-}
-
-// libvirtStart is how long libvirt took from defining each domain to starting it, from
-// virt-handler's Defined and Started events (whole seconds: the events API's resolution).
-func (b *bench) libvirtStart(ctx context.Context, namespace string) ([]float64, error) {
-	events, err := b.kube.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	defined := map[string]time.Time{}
-	started := map[string]time.Time{}
-	for _, e := range events.Items {
-		if e.InvolvedObject.Kind != "VirtualMachineInstance" {
-			continue // the kubelet's Started is about containers
-		}
-		switch e.Reason {
-		case "Defined":
-			defined[e.InvolvedObject.Name] = e.FirstTimestamp.Time
-		case "Started":
-			started[e.InvolvedObject.Name] = e.FirstTimestamp.Time
-		}
-	}
-	var out []float64
-	for name, d := range defined {
-		if s, ok := started[name]; ok {
-			out = append(out, s.Sub(d).Seconds())
-		}
-	}
-	return out, nil
 }
