@@ -245,9 +245,10 @@ const (
 	VmPhaseUnset VirtualMachineInstancePhase = ""
 	// Pending: accepted, no launcher pod yet.
 	Pending VirtualMachineInstancePhase = "Pending"
-	// Scheduling: the launcher pod exists but is not running on a node yet.
+	// Scheduling: the launcher pod exists but waits for a node.
 	Scheduling VirtualMachineInstancePhase = "Scheduling"
-	// Scheduled: the launcher pod runs on a node; the domain is not running yet.
+	// Scheduled: the launcher pod is bound to a node (status.nodeName), where it starts; the
+	// domain is not running yet.
 	Scheduled VirtualMachineInstancePhase = "Scheduled"
 	// Running: the domain runs.
 	Running VirtualMachineInstancePhase = "Running"

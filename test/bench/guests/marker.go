@@ -47,10 +47,15 @@ func (b *bench) markers(ctx context.Context, ns string, w *watcher, samples []sa
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%d guests did not print %s: %w", missing, testguest.Marker, ctx.Err())
-		case <-time.After(5 * time.Second):
+		case <-time.After(markerPoll):
 		}
 	}
 }
+
+// markerPoll is the pause between two reads of the pods still booting. The times come from the
+// log lines, so it bounds only how soon the wait ends, while each read costs the API server and
+// the kubelet a little of the CPU the guests are booting on.
+const markerPoll = 15 * time.Second
 
 // markerAt is when the pod's guest printed its marker, zero if it has not yet.
 func (b *bench) markerAt(ctx context.Context, ns, pod string) (time.Time, error) {
