@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench: the project's performance next to its floors, on the local cluster.
-#   (a) BENCH_VMS VMs created BENCH_INTERVAL apart on the real node, and as many plain launcher
-#       pods (the floor); (b) a vmctl Deployment of BENCH_VMCTL replicas (test/bench/guests);
+#   (a) BENCH_VMS VMs created BENCH_INTERVAL apart on the real node, next to as many launcher
+#       pods booting the same guest with QEMU started by the pod itself (the floor); (b) a vmctl
+#       Deployment of BENCH_VMCTL replicas, next to a Deployment of those pods (test/bench/guests);
 #   (c) BENCH_DISK_RUNS boots of a 24 MiB and a 2 GiB containerDisk (test/bench/disks);
 #   (d) BENCH_KWOK_VMS VMs on BENCH_KWOK_NODES kwok nodes next to a Deployment as large
 #       (test/bench/controller).
