@@ -45,6 +45,8 @@ type Options struct {
 	// PlumbNetwork makes the masquerade binding's links and NAT in the network namespace of
 	// the launcher's libvirtd, process pid of pod podUID; nil is podnet.Setup.
 	PlumbNetwork func(pid int, podUID types.UID, binding podnet.Binding) error
+	// Capabilities seeds new launcher pods' libvirt (seedCapabilities); nil seeds nothing.
+	Capabilities Capabilities
 }
 
 // Controller runs the domains of the instances scheduled to its node, one sync per instance.

@@ -32,6 +32,7 @@ func main() {
 	streamAddr := pflag.String("stream-addr", fmt.Sprintf(":%d", handlerapi.Port), "address of the stream server: console, port-forward, pause, unpause, soft reboot (mutual TLS with virt-api)")
 	namespace := pflag.String("namespace", os.Getenv("POD_NAMESPACE"), "namespace of the stream server's certificate Secret (default $POD_NAMESPACE)")
 	certsSecret := pflag.String("certs-secret", "virt-handler-certs", "Secret that virt-api keeps the stream server's certificates in")
+	capsDir := pflag.String("launcher-capabilities", "", "directory of libvirt's QEMU capabilities cache as virt-launcher probe-capabilities wrote it on this node, copied into new launcher pods (empty: none)")
 	workers := pflag.Int("workers", 8, "concurrent instance syncs (a hung launcher holds one for a few seconds)")
 	heartbeat := pflag.Duration("heartbeat-interval", handler.DefaultHeartbeatInterval, "how often to mark this node schedulable with a heartbeat (virt-controller's --node-heartbeat-timeout must be several times longer)")
 	component.ParseFlags()
@@ -42,6 +43,12 @@ func main() {
 	kvmUsable, reason := kvm.Usable()
 	klog.InfoS("KVM probe", "usable", kvmUsable, "reason", reason, "allowEmulation", *allowEmulation)
 
+	caps, err := handler.LoadCapabilities(*capsDir)
+	if err != nil {
+		component.Exit(fmt.Errorf("--launcher-capabilities: %w", err))
+	}
+	klog.InfoS("launcher capabilities cache", "dir", *capsDir, "files", len(caps))
+
 	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {
 		component.Exit(err)
@@ -51,6 +58,7 @@ func main() {
 		NodeName:       *nodeName,
 		KubeletRoot:    *kubeletRoot,
 		AllowEmulation: *allowEmulation,
+		Capabilities:   caps,
 	}, *workers)
 	if err != nil {
 		component.Exit(err)

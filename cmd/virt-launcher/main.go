@@ -110,6 +110,13 @@ func rootCommand() *cobra.Command {
 			return nil
 		},
 	}, &cobra.Command{
+		Use:   "probe-capabilities OUTDIR",
+		Short: "Have libvirtd probe QEMU's capabilities as a launcher pod's would and copy its cache into OUTDIR (virt-handler's init container; the handler seeds launcher pods with it)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return launcher.ProbeCapabilities(signalContext(), cfg, args[0])
+		},
+	}, &cobra.Command{
 		Use:   "copy-file SRC DEST [SRC DEST]...",
 		Short: "Copy files (a kernelBoot kernel and initrd), creating each DEST's directory",
 		// Pairs, so one init container copies both kernelBoot files: its image may have

@@ -68,7 +68,16 @@ func GuestIP() net.IP { return net.IPv4(10, 0, 2, 2).To4() }
 
 // LibvirtHome holds the session libvirtd's per-user directories (HOME and XDG_*): libvirt
 // and QEMU run as LauncherUID, which can write nowhere else.
-const LibvirtHome = PrivateDir + "/libvirt-home"
+const (
+	libvirtHomeRel = "libvirt-home"
+	LibvirtHome    = PrivateDir + "/" + libvirtHomeRel
+)
+
+// CapabilitiesRel is where the session libvirtd caches what it probed of each QEMU binary
+// ($XDG_CACHE_HOME/libvirt/qemu/cache/capabilities, one <sha256 of the binary's path>.xml each),
+// relative to the private directory. virt-handler seeds it from the node's trusted probe
+// (virt-launcher probe-capabilities), so a new pod's libvirtd does not run QEMU to probe it again.
+const CapabilitiesRel = libvirtHomeRel + "/cache/libvirt/qemu/cache/capabilities"
 
 // LibvirtURI is the launcher's libvirtd as clients in the pod name it: a session daemon of
 // LauncherUID, at the socket the handler also dials.

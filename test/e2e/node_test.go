@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/launcher/layout"
 	"github.com/vmctl/vmctl/test/e2e/framework"
 )
 
@@ -35,6 +36,12 @@ func TestARunningVMBootsARealGuest(t *testing.T) {
 	}
 	if len(vmi.Status.Interfaces) == 0 || vmi.Status.Interfaces[0].IP != pod.Status.PodIP {
 		t.Errorf("VMI interfaces %+v, want the pod IP %s", vmi.Status.Interfaces, pod.Status.PodIP)
+	}
+	// The pod's libvirtd took the QEMU capabilities virt-handler copied in from the node's
+	// probe (mode 644) and did not run QEMU to probe them again (libvirt writes its own 600).
+	caps := layout.InPod(layout.CapabilitiesRel) + "/*.xml"
+	if out := f.Kubectl("exec", pod.Name, "-c", "compute", "--", "sh", "-c", "stat -c '%a %U' "+caps); strings.TrimSpace(out) != "644 qemu" {
+		t.Errorf("the launcher's capabilities cache %s: %q, want virt-handler's copy (644 qemu)", caps, out)
 	}
 }
 
