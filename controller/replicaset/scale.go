@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/controller"
 )
 
 // replicaError is a failed creation or deletion, with the reason the ReplicaFailure
@@ -41,6 +42,9 @@ func (c *Controller) createInstances(ctx context.Context, key string, rs *v1.Vir
 
 func (c *Controller) createInstance(ctx context.Context, rs *v1.VirtualMachineInstanceReplicaSet) error {
 	created, err := c.virt.KubevirtV1().VirtualMachineInstances(rs.Namespace).Create(ctx, renderInstance(rs), metav1.CreateOptions{})
+	if controller.NamespaceTerminating(err) {
+		return err // no event: the replica set goes with its namespace
+	}
 	if err != nil {
 		c.recorder.Eventf(rs, corev1.EventTypeWarning, FailedCreate, "Error creating virtual machine instance: %v", err)
 		return &replicaError{reason: FailedCreate, err: fmt.Errorf("creating virtual machine instance: %w", err)}

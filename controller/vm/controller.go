@@ -27,6 +27,7 @@ import (
 	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
 	"github.com/vmctl/vmctl/pkg/instancetype"
+	"github.com/vmctl/vmctl/pkg/superseded"
 )
 
 // ControllerName is the component name on events the controller records.
@@ -50,8 +51,10 @@ type Controller struct {
 	queue        workqueue.TypedRateLimitingInterface[string]
 	recorder     record.EventRecorder
 	expectations *expectations.Expectations
-	clock        clock.Clock
-	jitter       func(time.Duration) time.Duration
+	// written are the cached VMs whose status this controller has since replaced.
+	written *superseded.Versions
+	clock   clock.Clock
+	jitter  func(time.Duration) time.Duration
 }
 
 // New wires the controller to its informers. Pods are watched only to summarise launcher
@@ -69,6 +72,7 @@ func New(virt versioned.Interface, kube kubernetes.Interface, vms informers.Virt
 		queue:        controller.NewQueue("virtualmachine"),
 		recorder:     recorder,
 		expectations: expectations.New(),
+		written:      superseded.New(),
 		clock:        clock.RealClock{},
 		jitter:       randomJitter,
 	}

@@ -264,3 +264,32 @@ func TestAnInstanceBeingDeletedIsNotReady(t *testing.T) {
 		t.Errorf("ready %v printable %s, want not ready and Stopping", stored.Status.Ready, stored.Status.PrintableStatus)
 	}
 }
+
+// A sync between the controller's status write and the watch event of it sees the VM as it
+// was before the write: it writes nothing (the API server would refuse it with a conflict),
+// and the sync the watch event brings writes what changed meanwhile.
+func TestSyncWritesNoStatusFromACopyItsWriteReplaced(t *testing.T) {
+	vm := newVM(v1.RunStrategyAlways)
+	vm.ResourceVersion = "1"
+	vmi := ownedInstance(vm, v1.Scheduled)
+	f := newFixture(t, []*v1.VirtualMachine{vm}, []*v1.VirtualMachineInstance{vmi})
+	if got := verbs(f.sync("ns/vm")); got != "update virtualmachines/status" {
+		t.Fatalf("first sync: %s, want the status written", got)
+	}
+
+	running := vmi.DeepCopy()
+	running.Status.Phase = v1.Running
+	running.Status.Conditions = []v1.VirtualMachineInstanceCondition{{Type: v1.VirtualMachineInstanceReady, Status: k8sv1.ConditionTrue}}
+	_ = f.factory.Kubevirt().V1().VirtualMachineInstances().Informer().GetIndexer().Update(running)
+	if got := verbs(f.sync("ns/vm")); got != "" {
+		t.Errorf("sync from the replaced copy (resourceVersion 1) wrote: %s", got)
+	}
+
+	stored, _ := f.client.KubevirtV1().VirtualMachines("ns").Get(context.Background(), "vm", metav1.GetOptions{})
+	stored = stored.DeepCopy()
+	stored.ResourceVersion = "2"
+	_ = f.factory.Kubevirt().V1().VirtualMachines().Informer().GetIndexer().Update(stored)
+	if got := verbs(f.sync("ns/vm")); got != "update virtualmachines/status" {
+		t.Errorf("sync once the cache has the written VM: %s, want the status written", got)
+	}
+}

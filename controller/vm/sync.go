@@ -16,6 +16,7 @@ import (
 	itv1beta1 "github.com/vmctl/vmctl/api/instancetype/v1beta1"
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/api/kubevirt/v1/validation"
+	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
 )
 
@@ -37,6 +38,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	cached, err := c.vmLister.VirtualMachines(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.expectations.Forget(key)
+		c.written.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -59,6 +61,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		vm.Status.StateChangeRequests = p.requests
 		var created *v1.VirtualMachineInstance
 		created, syncErr = c.act(ctx, key, vm, vmi, p, pinErr)
+		if controller.NamespaceTerminating(syncErr) {
+			return nil // the VM goes with its namespace
+		}
 		if created != nil {
 			// Report the new instance at once: one status write per start, not two.
 			vmi = created
@@ -75,10 +80,13 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	o := observed{vm: vm, vmi: vmi, pod: c.launcherPod(vmi), starting: p.createVMI || c.expectations.CreationsPending(key), backingOff: p.backoff > 0}
 	c.updateStatusFields(vm, o, strategy, syncErr)
-	if !equality.Semantic.DeepEqual(cached.Status, vm.Status) {
+	// A status computed from a copy this controller's last write replaced would be refused;
+	// the watch event of that write syncs the VM again.
+	if !equality.Semantic.DeepEqual(cached.Status, vm.Status) && !c.written.Stale(key, cached.ResourceVersion) {
 		if _, err := c.virt.KubevirtV1().VirtualMachines(namespace).UpdateStatus(ctx, vm, metav1.UpdateOptions{}); err != nil {
 			return err
 		}
+		c.written.Wrote(key, cached.ResourceVersion)
 	}
 	if strategyErr != nil || apierrors.IsInvalid(syncErr) || errors.Is(syncErr, errForeignOwner) || errors.Is(syncErr, errTypeUnavailable) {
 		// Bad input is reported in the status and an event; retrying cannot fix it. A missing
@@ -149,7 +157,9 @@ func (c *Controller) createInstance(ctx context.Context, key string, vm *v1.Virt
 	created, err := c.virt.KubevirtV1().VirtualMachineInstances(vm.Namespace).Create(ctx, vmi, metav1.CreateOptions{})
 	if err != nil {
 		c.expectations.CreationObserved(key)
-		c.recorder.Eventf(vm, corev1.EventTypeWarning, FailedCreate, "Error creating virtual machine instance: %v", err)
+		if !controller.NamespaceTerminating(err) {
+			c.recorder.Eventf(vm, corev1.EventTypeWarning, FailedCreate, "Error creating virtual machine instance: %v", err)
+		}
 		return nil, err
 	}
 	c.recorder.Eventf(vm, corev1.EventTypeNormal, SuccessfulCreate, "Started the virtual machine by creating the new virtual machine instance %s", created.Name)

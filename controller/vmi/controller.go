@@ -16,6 +16,7 @@ import (
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
+	"github.com/vmctl/vmctl/pkg/superseded"
 )
 
 // ControllerName is the component name on events the controller records.
@@ -33,8 +34,10 @@ type Controller struct {
 	recorder     record.EventRecorder
 	expectations *expectations.Expectations
 	created      createdPods
-	config       PodConfig
-	clock        clock.PassiveClock
+	// written are the cached instances this controller's writes have since replaced.
+	written *superseded.Versions
+	config  PodConfig
+	clock   clock.PassiveClock
 }
 
 // New wires the controller to its informers; launcher pods map to their instance.
@@ -49,6 +52,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.Vir
 		queue:        controller.NewQueue("virtualmachineinstance"),
 		recorder:     recorder,
 		expectations: expectations.New(),
+		written:      superseded.New(),
 		config:       config,
 		clock:        clock.RealClock{},
 	}

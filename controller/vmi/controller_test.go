@@ -31,6 +31,7 @@ type fixture struct {
 	virt *fake.Clientset
 	c    *Controller
 	pods cache.Indexer
+	vmis cache.Indexer
 }
 
 func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Pod) *fixture {
@@ -51,6 +52,7 @@ func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Po
 		c.created.set("ns/web", p.UID) // as if this controller had created it
 	}
 	f.c, f.pods = c, kubeInformers.Core().V1().Pods().Informer().GetIndexer()
+	f.vmis = virtInformers.Kubevirt().V1().VirtualMachineInstances().Informer().GetIndexer()
 	return f
 }
 
@@ -173,6 +175,32 @@ func TestSyncRecordsTheNode(t *testing.T) {
 	stored := f.stored()
 	if stored.Status.Phase != v1.Scheduled || stored.Status.NodeName != "node-a" {
 		t.Errorf("phase %s node %q, want Scheduled on node-a", stored.Status.Phase, stored.Status.NodeName)
+	}
+}
+
+// A sync between the controller's status write and the watch event of it sees the instance as
+// it was before: it writes nothing (it would be refused with a conflict); the watch event's
+// sync writes what changed meanwhile.
+func TestSyncWritesNoStatusFromACopyItsWriteReplaced(t *testing.T) {
+	vmi := newInstance()
+	vmi.ResourceVersion = "1"
+	vmi.Status.Phase = v1.Scheduling
+	pod := launcher(vmi, corev1.PodRunning, "node-a")
+	f := newFixture(t, vmi, pod)
+	if got, want := f.sync(), "update virtualmachineinstances/status"; got != want {
+		t.Fatalf("first sync: %s, want %s", got, want)
+	}
+	failed := pod.DeepCopy()
+	failed.Status.Phase = corev1.PodFailed
+	_ = f.pods.Update(failed)
+	if got := f.sync(); got != "" {
+		t.Errorf("sync from the replaced copy (resourceVersion 1) wrote: %s", got)
+	}
+	written := f.stored().DeepCopy()
+	written.ResourceVersion = "2"
+	_ = f.vmis.Update(written)
+	if got, want := f.sync(), "update virtualmachineinstances/status"; got != want {
+		t.Errorf("sync once the cache has the written instance: %s, want %s", got, want)
 	}
 }
 

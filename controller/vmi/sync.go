@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
 )
 
@@ -35,6 +36,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if apierrors.IsNotFound(err) {
 		c.expectations.Forget(key)
 		c.created.forget(key)
+		c.written.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -54,12 +56,16 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		}); err != nil {
 			return err
 		}
+		c.written.Wrote(key, cached.ResourceVersion)
 	}
 
 	podExpected := !c.expectations.Satisfied(key)
 	var syncErr error
 	if len(pods) == 0 && !podExpected && (vmi.Status.Phase == v1.VmPhaseUnset || vmi.Status.Phase == v1.Pending) {
 		syncErr = c.createPod(ctx, key, vmi)
+		if controller.NamespaceTerminating(syncErr) {
+			return nil // the instance goes with its namespace
+		}
 		podExpected = syncErr == nil
 	}
 	var pod *corev1.Pod
@@ -81,10 +87,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	} else if pod != nil {
 		vmi.Status.RemoveCondition(v1.VirtualMachineInstanceSynchronized, FailedCreate)
 	}
-	if !equality.Semantic.DeepEqual(cached.Status, vmi.Status) {
+	// A status computed from a copy this controller's last write replaced would be refused
+	// (unless this sync wrote the finalizer just now); the watch event of that write syncs the
+	// instance again.
+	if !equality.Semantic.DeepEqual(cached.Status, vmi.Status) && (vmi.ResourceVersion != cached.ResourceVersion || !c.written.Stale(key, cached.ResourceVersion)) {
 		if _, err := c.virt.KubevirtV1().VirtualMachineInstances(namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
 			return err
 		}
+		c.written.Wrote(key, cached.ResourceVersion)
 	}
 	return syncErr
 }
@@ -130,7 +140,9 @@ func (c *Controller) createPod(ctx context.Context, key string, vmi *v1.VirtualM
 	pod, err := c.kube.CoreV1().Pods(vmi.Namespace).Create(ctx, RenderLauncherPod(vmi, c.config), metav1.CreateOptions{})
 	if err != nil {
 		c.expectations.CreationObserved(key)
-		c.recorder.Eventf(vmi, corev1.EventTypeWarning, FailedCreate, "Error creating pod: %v", err)
+		if !controller.NamespaceTerminating(err) {
+			c.recorder.Eventf(vmi, corev1.EventTypeWarning, FailedCreate, "Error creating pod: %v", err)
+		}
 		return err
 	}
 	c.created.set(key, pod.UID)
