@@ -87,10 +87,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	} else if pod != nil {
 		vmi.Status.RemoveCondition(v1.VirtualMachineInstanceSynchronized, FailedCreate)
 	}
-	// A status computed from a copy this controller's last write replaced would be refused
-	// (unless this sync wrote the finalizer just now); the watch event of that write syncs the
-	// instance again.
-	if !equality.Semantic.DeepEqual(cached.Status, vmi.Status) && (vmi.ResourceVersion != cached.ResourceVersion || !c.written.Stale(key, cached.ResourceVersion)) {
+	// A status computed from a copy this controller's last write replaced would be refused;
+	// the watch event of that write syncs the instance again. (A finalizer written by this
+	// sync gave vmi the current version already.)
+	stale := vmi.ResourceVersion == cached.ResourceVersion && c.written.Stale(key, cached.ResourceVersion)
+	if !equality.Semantic.DeepEqual(cached.Status, vmi.Status) && !stale {
 		if _, err := c.virt.KubevirtV1().VirtualMachineInstances(namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
 			return err
 		}
