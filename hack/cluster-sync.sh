@@ -13,13 +13,17 @@ hack/cluster/load-images.sh
 
 # The images keep their tag across builds, so pods of an earlier sync must be restarted.
 mapfile -t existed < <("$kubectl" -n $ns get deployment,daemonset -o name 2>/dev/null || true)
-# The install as any cluster gets it, but for one node-specific value: virt-handler reaches
+# The install as any cluster gets it, but for two local choices. virt-handler reaches
 # launcher pods' volumes under the kubelet's root directory, which is _cluster/kubelet here.
 # (The kubelet's device-plugins directory is /var/lib/kubelet/device-plugins whatever its root.)
 # Both paths are the same on every real node: each of the other nodes has its own directories
-# mounted there in its mount namespace (hack/cluster/nodes.sh).
+# mounted there in its mount namespace (hack/cluster/nodes.sh). And virt-controller and virt-api
+# run on the first node, the host, where the API server runs too, as on a control-plane node:
+# the e2e and chaos suites lose the other nodes, and the control plane must survive that.
 overlay=$root/_out/manifests-local
 mkdir -p "$overlay"
+first_node=vmctl-node # NODE_NAME of hack/cluster/lib.sh
+control_plane_patch="[{\"op\": \"add\", \"path\": \"/spec/template/spec/nodeSelector\", \"value\": {\"kubernetes.io/hostname\": \"$first_node\"}}]"
 cat >"$overlay/kustomization.yaml" <<EOF
 resources: [../../manifests]
 patches:
@@ -28,6 +32,10 @@ patches:
     - op: replace
       path: /spec/template/spec/volumes/0/hostPath/path
       value: $root/_cluster/kubelet/pods
+- target: {kind: Deployment, name: virt-controller}
+  patch: '$control_plane_patch'
+- target: {kind: Deployment, name: virt-api}
+  patch: '$control_plane_patch'
 EOF
 # Server-side: the CRDs are larger than the 256 KiB a client-side apply can keep in its
 # last-applied annotation. CRDs first: the starter instance types need theirs established.
