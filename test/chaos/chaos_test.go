@@ -76,9 +76,9 @@ func TestChaos(t *testing.T) {
 	}
 	// A few records on the disk first, so the first fault already has some to lose.
 	if err := poll(f.Context(), 2*time.Minute, func(context.Context) error {
-		j, err := readJournal(c.journalDisk)
-		if err == nil && len(j.records) < 3 {
-			err = fmt.Errorf("%d journal records", len(j.records))
+		j, err := framework.ReadJournal(c.journalDisk)
+		if err == nil && len(j.Records) < 3 {
+			err = fmt.Errorf("%d journal records", len(j.Records))
 		}
 		return err
 	}); err != nil {
@@ -131,7 +131,7 @@ func (c *chaos) run(t *testing.T, fl fault) (r row) {
 		fail("VM objects before: %v", err)
 		return r
 	}
-	before, err := readJournal(c.journalDisk)
+	before, err := framework.ReadJournal(c.journalDisk)
 	if err != nil {
 		fail("journal before: %v", err)
 		return r
@@ -151,7 +151,7 @@ func (c *chaos) run(t *testing.T, fl fault) (r row) {
 			fail("invariant: %s", v)
 		}
 		r.notes = fmt.Sprintf("max VMIs/VM %d, max QEMU/VM %d, journal %d->%d records (%d boots), %d samples",
-			s.maxVMIs, s.maxGuests, len(before.records), len(s.journal.records), len(s.journal.boots), s.samples)
+			s.maxVMIs, s.maxGuests, len(before.Records), len(s.journal.Records), len(s.journal.Boots), s.samples)
 		// Fresh context: the run's may be over when the recovery failed.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -213,7 +213,7 @@ func (c *chaos) run(t *testing.T, fl fault) (r row) {
 
 // checkAfter checks what must have come through the fault: the VM objects, and the journal,
 // which keeps every record written before and grows again.
-func (c *chaos) checkAfter(ctx context.Context, t *testing.T, s *sampler, states map[string]vmState, before journal, fail func(string, ...any)) {
+func (c *chaos) checkAfter(ctx context.Context, t *testing.T, s *sampler, states map[string]vmState, before framework.Journal, fail func(string, ...any)) {
 	after, err := c.vmStates(ctx)
 	if err != nil {
 		fail("VM objects after: %v", err)
@@ -223,18 +223,18 @@ func (c *chaos) checkAfter(ctx context.Context, t *testing.T, s *sampler, states
 		}
 	}
 	s.mu.Lock()
-	seen := len(s.journal.records)
+	seen := len(s.journal.Records)
 	s.mu.Unlock()
 	err = poll(ctx, time.Minute, func(context.Context) error {
-		j, err := readJournal(c.journalDisk)
+		j, err := framework.ReadJournal(c.journalDisk)
 		if err != nil {
 			return err
 		}
-		if err := j.keeps(before); err != nil {
+		if err := j.Keeps(before); err != nil {
 			return err
 		}
-		if len(j.records) < seen+3 {
-			return fmt.Errorf("journal not written since the recovery (%d records)", len(j.records))
+		if len(j.Records) < seen+3 {
+			return fmt.Errorf("journal not written since the recovery (%d records)", len(j.Records))
 		}
 		return nil
 	})

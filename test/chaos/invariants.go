@@ -10,6 +10,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/vmctl/vmctl/test/e2e/framework"
 )
 
 // sampler checks, every second while a fault runs, what must hold at every instant and not
@@ -24,14 +26,14 @@ type sampler struct {
 	violations []string
 	maxGuests  int // most QEMU processes seen at once for one instance
 	maxVMIs    int // most instances seen at once for one VM
-	journal    journal
+	journal    framework.Journal
 	done       chan struct{}
 }
 
 // maxSamples bounds a sampler: a fault's deadline plus the node's return, at 1 Hz.
 const maxSamples = 20 * 60
 
-func (c *chaos) startSampler(ctx context.Context, j journal) (*sampler, context.CancelFunc) {
+func (c *chaos) startSampler(ctx context.Context, j framework.Journal) (*sampler, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &sampler{journal: j, done: make(chan struct{})}
 	go func() {
@@ -61,7 +63,7 @@ func (s *sampler) sample(ctx context.Context, c *chaos) {
 			bad = append(bad, fmt.Sprintf("%s: %d QEMU processes run %s", now, n, name))
 		}
 	}
-	j, jerr := readJournal(c.journalDisk)
+	j, jerr := framework.ReadJournal(c.journalDisk)
 	if jerr != nil {
 		bad = append(bad, fmt.Sprintf("%s: journal: %v", now, jerr))
 	}
@@ -69,7 +71,7 @@ func (s *sampler) sample(ctx context.Context, c *chaos) {
 	prev := s.journal
 	s.mu.Unlock()
 	if jerr == nil {
-		if err := j.keeps(prev); err != nil {
+		if err := j.Keeps(prev); err != nil {
 			bad = append(bad, fmt.Sprintf("%s: journal: %v", now, err))
 		}
 	}
@@ -78,7 +80,7 @@ func (s *sampler) sample(ctx context.Context, c *chaos) {
 	defer s.mu.Unlock()
 	s.samples++
 	s.maxGuests = max(s.maxGuests, most)
-	if jerr == nil && len(j.records) >= len(prev.records) {
+	if jerr == nil && len(j.Records) >= len(prev.Records) {
 		s.journal = j
 	}
 	if apiErr != nil {

@@ -59,7 +59,7 @@ func createWorkload(t *testing.T, f *framework.Framework, first, second string) 
 	f.CreateVM(always)
 	f.CreateVM(rerun)
 
-	journalDisk = journalPVC(t, f, vmJournal)
+	journalDisk = f.JournalPVC(vmJournal)
 	jvm := framework.TestGuestVM(vmJournal, v1.RunStrategyAlways)
 	spec := &jvm.Spec.Template.Spec
 	preferNode(spec, second)

@@ -1,6 +1,4 @@
-//go:build chaos
-
-package chaos
+package framework
 
 import (
 	"bytes"
@@ -12,17 +10,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vmctl/vmctl/launcher/layout"
-	"github.com/vmctl/vmctl/test/e2e/framework"
 )
 
-// The journal VM's guest (kernel argument vmctl.journal, hack/images/guest/init) appends one
+// The journal guest (kernel argument vmctl.journal, hack/images/guest/init) appends one
 // 512-byte record a second to its PVC's raw disk: "VMCTL-JOURNAL <seq> <boot> <md5>", record
 // <seq> in sector <seq>, never rewritten. The host reads the disk file read-only: a record
 // it has seen is in the file, so no crash of the guest, its launcher or its node may change
@@ -36,10 +32,11 @@ const (
 	journalSize = 8 << 20
 )
 
-// journalPVC makes an empty 8 MiB raw disk in a hostPath volume under /tmp and a claim bound
-// to it, like framework.DiskPVC but with nothing to convert: every node of the local cluster
+// JournalPVC makes an empty 8 MiB raw disk in a hostPath volume under /tmp and a claim bound
+// to it, like DiskPVC but with nothing to convert: every node of the local cluster
 // is this machine, so the volume behaves as shared storage does. It returns the disk file.
-func journalPVC(t *testing.T, f *framework.Framework, name string) string {
+func (f *Framework) JournalPVC(name string) string {
+	t := f.t
 	t.Helper()
 	dir := filepath.Join(os.TempDir(), "vmctl-e2e-pv", f.Namespace+"-"+name)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
@@ -86,17 +83,17 @@ func journalPVC(t *testing.T, f *framework.Framework, name string) string {
 	return img
 }
 
-// journal is the records read from the disk, in order: records[i] is sector i.
-type journal struct {
-	records [][]byte
-	boots   map[string]bool
+// Journal is the records read from the disk, in order: records[i] is sector i.
+type Journal struct {
+	Records [][]byte
+	Boots   map[string]bool
 }
 
-// readJournal reads records from the start of the disk up to the first empty sector. A
+// ReadJournal reads records from the start of the disk up to the first empty sector. A
 // non-empty sector that is not a valid record with its own sequence number is an error: a
 // torn, overwritten or misplaced record.
-func readJournal(path string) (journal, error) {
-	j := journal{boots: map[string]bool{}}
+func ReadJournal(path string) (Journal, error) {
+	j := Journal{Boots: map[string]bool{}}
 	file, err := os.Open(path)
 	if err != nil {
 		return j, err
@@ -113,13 +110,13 @@ func readJournal(path string) (journal, error) {
 			if sector[0] == 0 {
 				return j, nil
 			}
-			seq := len(j.records)
+			seq := len(j.Records)
 			boot, err := checkRecord(sector, seq)
 			if err != nil {
 				return j, fmt.Errorf("sector %d: %w", seq, err)
 			}
-			j.boots[boot] = true
-			j.records = append(j.records, bytes.Clone(sector))
+			j.Boots[boot] = true
+			j.Records = append(j.Records, bytes.Clone(sector))
 		}
 		if n < len(buf) {
 			return j, nil
@@ -152,14 +149,14 @@ func truncate(b []byte) string {
 	return string(bytes.TrimRight(b[:min(len(b), 80)], " \x00"))
 }
 
-// keeps fails when a record of before is missing or different in after.
-func (after journal) keeps(before journal) error {
-	if len(after.records) < len(before.records) {
-		return fmt.Errorf("%d records, %d were written before", len(after.records), len(before.records))
+// Keeps fails when a record of before is missing or different in after.
+func (after Journal) Keeps(before Journal) error {
+	if len(after.Records) < len(before.Records) {
+		return fmt.Errorf("%d records, %d were written before", len(after.Records), len(before.Records))
 	}
-	for i, r := range before.records {
-		if !bytes.Equal(after.records[i], r) {
-			return fmt.Errorf("record %d changed: %q, was %q", i, truncate(after.records[i]), truncate(r))
+	for i, r := range before.Records {
+		if !bytes.Equal(after.Records[i], r) {
+			return fmt.Errorf("record %d changed: %q, was %q", i, truncate(after.Records[i]), truncate(r))
 		}
 	}
 	return nil
