@@ -42,8 +42,9 @@ var ErrInvalidPrototype = errors.New("invalid prototype")
 // with a name of its own (<proto>-<pod>), forced to run, pinned to the pod's node, labelled
 // with the prototype and the pod, without the identity every clone must not share (firmware
 // UUID, MAC addresses), and owned by the pod so the garbage collector removes it when the pod
-// is gone, however the pod ended.
-func Clone(proto *v1.VirtualMachine, pod *corev1.Pod, namespace string) (*v1.VirtualMachine, error) {
+// is gone, however the pod ended. The prototype volumes named in podVolumes become the pod's
+// own claims (bindPodVolumes).
+func Clone(proto *v1.VirtualMachine, pod *corev1.Pod, namespace string, podVolumes map[string]string) (*v1.VirtualMachine, error) {
 	if proto.Spec.Template == nil {
 		return nil, fmt.Errorf("%w: VirtualMachine %s/%s has no spec.template", ErrInvalidPrototype, proto.Namespace, proto.Name)
 	}
@@ -90,6 +91,15 @@ func Clone(proto *v1.VirtualMachine, pod *corev1.Pod, namespace string) (*v1.Vir
 		spec.Domain.Devices.Interfaces[i].MacAddress = ""
 	}
 	spec.Affinity = pinned(spec.Affinity, pod.Spec.NodeName)
+	if err := bindPodVolumes(spec, pod, podVolumes); err != nil {
+		return nil, err
+	}
+	// A drain must not evict the clone's launcher pod behind the workload's back: the clone
+	// moves when its vmctl pod is evicted, which the workload's PodDisruptionBudget governs.
+	// External is KubeVirt's word for "the VM's owner moves it".
+	if spec.EvictionStrategy == nil {
+		spec.EvictionStrategy = ptr.To(v1.EvictionStrategyExternal)
+	}
 	return clone, nil
 }
 
@@ -126,19 +136,4 @@ func merged(base, extra map[string]string) map[string]string {
 	maps.Copy(out, base)
 	maps.Copy(out, extra)
 	return out
-}
-
-// SharedVolumes lists the prototype's volumes every clone would open read-write at once: PVCs
-// not marked readOnly. Container disks, empty disks and cloud-init are per instance.
-func SharedVolumes(proto *v1.VirtualMachine) []string {
-	if proto.Spec.Template == nil {
-		return nil
-	}
-	var shared []string
-	for _, vol := range proto.Spec.Template.Spec.Volumes {
-		if pvc := vol.PersistentVolumeClaim; pvc != nil && !pvc.ReadOnly {
-			shared = append(shared, fmt.Sprintf("%s (PVC %s)", vol.Name, pvc.ClaimName))
-		}
-	}
-	return shared
 }

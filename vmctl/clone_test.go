@@ -120,7 +120,7 @@ func TestClone(t *testing.T) {
 				tt.mutate(proto)
 			}
 			before := proto.DeepCopy()
-			clone, err := Clone(proto, testPod(), "apps")
+			clone, err := Clone(proto, testPod(), "apps", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,8 +177,28 @@ func checkIdentity(t *testing.T, clone *v1.VirtualMachine) {
 	}
 }
 
+func TestCloneEvictionStrategy(t *testing.T) {
+	for _, tt := range []struct {
+		proto *v1.EvictionStrategy
+		want  v1.EvictionStrategy
+	}{
+		{nil, v1.EvictionStrategyExternal},
+		{ptr.To(v1.EvictionStrategyNone), v1.EvictionStrategyNone},
+	} {
+		proto := testPrototype()
+		proto.Spec.Template.Spec.EvictionStrategy = tt.proto
+		clone, err := Clone(proto, testPod(), "apps", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ptr.Deref(clone.Spec.Template.Spec.EvictionStrategy, ""); got != tt.want {
+			t.Errorf("prototype's evictionStrategy %v: clone's is %q, want %q", ptr.Deref(tt.proto, ""), got, tt.want)
+		}
+	}
+}
+
 func TestCloneElsewhereHasNoOwner(t *testing.T) {
-	clone, err := Clone(testPrototype(), testPod(), "other")
+	clone, err := Clone(testPrototype(), testPod(), "other", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +212,7 @@ func TestCloneLongNamesAndLabels(t *testing.T) {
 	proto.Name = "a-prototype-with-a-rather-long-name-for-tests"
 	pod := testPod()
 	pod.Name = "vmctl-deployment-with-a-long-name-7c9f8d6b5-x2x4q"
-	clone, err := Clone(proto, pod, "apps")
+	clone, err := Clone(proto, pod, "apps", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,22 +238,10 @@ func TestCloneRejects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			proto, pod := testPrototype(), testPod()
 			tt.mutate(proto, pod)
-			_, err := Clone(proto, pod, "apps")
+			_, err := Clone(proto, pod, "apps", nil)
 			if err == nil || errors.Is(err, ErrInvalidPrototype) != tt.invalid {
 				t.Errorf("error = %v, want invalid prototype: %v", err, tt.invalid)
 			}
 		})
-	}
-}
-
-func TestSharedVolumes(t *testing.T) {
-	proto := testPrototype()
-	proto.Spec.Template.Spec.Volumes = []v1.Volume{
-		{Name: "root", VolumeSource: v1.VolumeSource{ContainerDisk: &v1.ContainerDiskSource{Image: "x"}}},
-		{Name: "data", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "data-pvc"}}},
-		{Name: "iso", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "iso-pvc", ReadOnly: true}}},
-	}
-	if got, want := SharedVolumes(proto), []string{"data (PVC data-pvc)"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("SharedVolumes = %v, want %v", got, want)
 	}
 }

@@ -31,6 +31,7 @@ import (
 const (
 	ReasonPrototypeUnavailable = "PrototypeUnavailable"
 	ReasonInvalidPrototype     = "InvalidPrototype"
+	ReasonInvalidVolumeMapping = "InvalidVolumeMapping"
 	ReasonSharedVolume         = "SharedVolume"
 	ReasonCloneCreated         = "CloneCreated"
 	ReasonCloneAdopted         = "CloneAdopted"
@@ -48,13 +49,19 @@ type Controller struct {
 	protoNamespace string
 	protoName      string
 	cloneName      string
+	// podVolumes binds prototype volumes to the pod's claims (--pod-volume).
+	podVolumes map[string]string
+	// allowShared clones prototypes with read-write claims every clone would share.
+	allowShared bool
 
 	factory  externalversions.SharedInformerFactory
 	vmLister listers.VirtualMachineLister
-	synced   cache.InformerSynced
-	queue    workqueue.TypedRateLimitingInterface[string]
-	limiter  workqueue.TypedRateLimiter[string]
-	recorder record.EventRecorder
+	// vmiLister reads the clone's instance, for --forward only (nil without).
+	vmiLister listers.VirtualMachineInstanceLister
+	synced    []cache.InformerSynced
+	queue     workqueue.TypedRateLimitingInterface[string]
+	limiter   workqueue.TypedRateLimiter[string]
+	recorder  record.EventRecorder
 
 	ready atomic.Bool
 	// cloneUID is the clone this process created or adopted (read by teardown).
@@ -64,28 +71,27 @@ type Controller struct {
 	lastEvent string
 }
 
-// NewController wires a controller for pod's clone of protoNamespace/protoName in namespace.
-func NewController(virt versioned.Interface, pod *corev1.Pod, namespace, protoNamespace, protoName string,
-	recorder record.EventRecorder, backoffMax time.Duration) (*Controller, error) {
-	if backoffMax < time.Second {
-		backoffMax = time.Second
-	}
-	limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, backoffMax)
+// NewController wires a controller for pod's clone of the prototype opts names (its
+// namespaces already defaulted).
+func NewController(virt versioned.Interface, pod *corev1.Pod, opts Options, recorder record.EventRecorder) (*Controller, error) {
+	limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, max(opts.PrototypeBackoffMax, time.Second))
 	c := &Controller{
-		virt: virt, pod: pod, namespace: namespace, protoNamespace: protoNamespace, protoName: protoName,
-		cloneName: CloneName(protoName, pod.Name),
-		recorder:  recorder,
-		limiter:   limiter,
-		queue:     workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "vmctl"}),
+		virt: virt, pod: pod, namespace: opts.Namespace, protoNamespace: opts.ProtoNamespace, protoName: opts.Prototype,
+		cloneName:   CloneName(opts.Prototype, pod.Name),
+		podVolumes:  opts.PodVolumes,
+		allowShared: opts.AllowSharedVolumes,
+		recorder:    recorder,
+		limiter:     limiter,
+		queue:       workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "vmctl"}),
 	}
 	// Only the clone: vmctl never lists the namespace's other VMs, however many there are.
 	c.factory = externalversions.NewSharedInformerFactoryWithOptions(virt, 0,
-		externalversions.WithNamespace(namespace),
+		externalversions.WithNamespace(opts.Namespace),
 		externalversions.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", c.cloneName).String()
 		}))
 	vms := c.factory.Kubevirt().V1().VirtualMachines()
-	c.vmLister, c.synced = vms.Lister(), vms.Informer().HasSynced
+	c.vmLister, c.synced = vms.Lister(), []cache.InformerSynced{vms.Informer().HasSynced}
 	enqueue := func(any) { c.queue.Add(c.key()) }
 	if _, err := vms.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: enqueue, UpdateFunc: func(_, obj any) { enqueue(obj) }, DeleteFunc: enqueue,
@@ -93,6 +99,14 @@ func NewController(virt versioned.Interface, pod *corev1.Pod, namespace, protoNa
 		return nil, err
 	}
 	return c, nil
+}
+
+// WatchInstance makes the controller cache its clone's instance, for GuestAddress. It is
+// optional because it needs the right to watch virtualmachineinstances; call it before Run.
+func (c *Controller) WatchInstance() {
+	vmis := c.factory.Kubevirt().V1().VirtualMachineInstances()
+	c.vmiLister = vmis.Lister()
+	c.synced = append(c.synced, vmis.Informer().HasSynced)
 }
 
 // CloneName is the name of the VM this controller keeps.
@@ -123,7 +137,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	defer c.queue.ShutDown()
 	c.factory.Start(ctx.Done())
 	defer c.factory.Shutdown()
-	if !cache.WaitForNamedCacheSync("vmctl", ctx.Done(), c.synced) {
+	if !cache.WaitForNamedCacheSync("vmctl", ctx.Done(), c.synced...) {
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -212,14 +226,23 @@ func (c *Controller) create(ctx context.Context, log klog.Logger) error {
 		c.event(corev1.EventTypeWarning, ReasonPrototypeUnavailable, msg, c.protoNamespace, c.protoName, err)
 		return err
 	}
-	clone, err := Clone(proto, c.pod, c.namespace)
+	clone, err := Clone(proto, c.pod, c.namespace, c.podVolumes)
 	if err != nil {
-		c.event(corev1.EventTypeWarning, ReasonInvalidPrototype, "cannot clone %s/%s: %v", c.protoNamespace, c.protoName, err)
+		reason := ReasonInvalidPrototype
+		if errors.Is(err, ErrVolumeMapping) {
+			reason = ReasonInvalidVolumeMapping
+		}
+		c.event(corev1.EventTypeWarning, reason, "cannot clone %s/%s: %v", c.protoNamespace, c.protoName, err)
 		return err
 	}
-	if shared := SharedVolumes(proto); len(shared) > 0 {
-		c.event(corev1.EventTypeWarning, ReasonSharedVolume, "prototype %s/%s has read-write PVC volumes every clone opens at once, risking their data: %s",
-			c.protoNamespace, c.protoName, strings.Join(shared, ", "))
+	if shared := strings.Join(SharedVolumes(proto, c.podVolumes), ", "); shared != "" {
+		if !c.allowShared {
+			c.event(corev1.EventTypeWarning, ReasonSharedVolume, "not cloning %s/%s: every clone would open its read-write PVC volumes at once, risking their data: %s. "+
+				"Bind them to each pod's own claim (--pod-volume), mark them readOnly, or pass --allow-shared-volumes", c.protoNamespace, c.protoName, shared)
+			return fmt.Errorf("prototype %s/%s has read-write volumes every clone would share: %s", c.protoNamespace, c.protoName, shared)
+		}
+		c.event(corev1.EventTypeWarning, ReasonSharedVolume, "prototype %s/%s has read-write PVC volumes every clone opens at once (--allow-shared-volumes): %s",
+			c.protoNamespace, c.protoName, shared)
 	}
 	created, err := c.virt.KubevirtV1().VirtualMachines(c.namespace).Create(ctx, clone, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {

@@ -31,14 +31,14 @@ func newFixture(t *testing.T, objects ...runtime.Object) *fixture {
 	t.Helper()
 	f := &fixture{t: t, client: fake.NewSimpleClientset(objects...), recorder: record.NewFakeRecorder(20)}
 	var err error
-	f.c, err = NewController(f.client, testPod(), "apps", "apps", "testvm", f.recorder, time.Second)
+	f.c, err = NewController(f.client, testPod(), Options{Namespace: "apps", ProtoNamespace: "apps", Prototype: "testvm", PrototypeBackoffMax: time.Second}, f.recorder)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	f.c.factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), f.c.synced) {
+	if !cache.WaitForCacheSync(ctx.Done(), f.c.synced...) {
 		t.Fatal("cache did not sync")
 	}
 	return f
@@ -109,7 +109,7 @@ func TestSyncCreatesTheClone(t *testing.T) {
 }
 
 func TestSyncAdoptsOurClone(t *testing.T) {
-	clone, err := Clone(testPrototype(), testPod(), "apps")
+	clone, err := Clone(testPrototype(), testPod(), "apps", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestSyncAdoptsOurClone(t *testing.T) {
 func TestSyncLeavesAnotherPodsClone(t *testing.T) {
 	other := testPod()
 	other.UID = "another-pod"
-	clone, err := Clone(testPrototype(), other, "apps")
+	clone, err := Clone(testPrototype(), other, "apps", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +172,10 @@ func TestSyncBadPrototype(t *testing.T) {
 			reason: ReasonPrototypeUnavailable, message: "may not read"},
 		{name: "prototype without template", objects: []runtime.Object{malformed}, reason: ReasonInvalidPrototype, message: "no spec.template"},
 		{name: "prototype with running and runStrategy", objects: []runtime.Object{both}, reason: ReasonInvalidPrototype, message: "both spec.running and spec.runStrategy"},
+		{name: "prototype with a read-write claim every clone would share", objects: []runtime.Object{withClaim()},
+			reason: ReasonSharedVolume, message: "--allow-shared-volumes"},
+		{name: "a volume bound to a pod volume the pod lacks", objects: []runtime.Object{withClaim()},
+			setup: func(f *fixture) { f.c.podVolumes = map[string]string{"data": "data"} }, reason: ReasonInvalidVolumeMapping, message: `has no volume "data"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,11 +200,17 @@ func TestSyncBadPrototype(t *testing.T) {
 	}
 }
 
-func TestSyncWarnsAboutSharedVolumes(t *testing.T) {
+// withClaim is the test prototype with a read-write claim, data.
+func withClaim() *v1.VirtualMachine {
 	proto := testPrototype()
 	proto.Spec.Template.Spec.Volumes = []v1.Volume{{Name: "data", VolumeSource: v1.VolumeSource{
 		PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
-	f := newFixture(t, proto)
+	return proto
+}
+
+func TestSyncClonesSharedVolumesOnlyWhenAllowed(t *testing.T) {
+	f := newFixture(t, withClaim())
+	f.c.allowShared = true
 	events, err := f.sync()
 	if err != nil || !hasEvent(events, ReasonSharedVolume) || !hasEvent(events, ReasonCloneCreated) {
 		t.Fatalf("sync: %v, events %v", err, events)

@@ -6,9 +6,13 @@ package vmctl
 import (
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/vmctl/vmctl/vmctl/forward"
 )
 
 // DefaultPodinfoDir is where a downward API volume puts the pod's name and namespace.
@@ -36,6 +40,12 @@ type Options struct {
 	HealthAddr string
 	// PrototypeBackoffMax caps the wait between attempts to read the prototype.
 	PrototypeBackoffMax time.Duration
+	// Forward lists the pod's ports vmctl relays to its clone's guest; none by default.
+	Forward forward.Ports
+	// PodVolumes binds prototype volumes (keys) to the claims of the pod's volumes (values).
+	PodVolumes map[string]string
+	// AllowSharedVolumes clones a prototype whose read-write claims every clone would share.
+	AllowSharedVolumes bool
 }
 
 // AddFlags registers the options on a flag set.
@@ -46,6 +56,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.PodinfoDir, "podinfo-dir", DefaultPodinfoDir, "downward API volume with the files name and namespace (used when POD_NAME/POD_NAMESPACE are unset)")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig for running outside a cluster (default: in-cluster configuration)")
 	fs.StringVar(&o.HealthAddr, "health-addr", ":8080", "address of /healthz and /readyz; /readyz succeeds only while the clone's VM is Ready")
+	fs.Var(&o.Forward, "forward", "the pod's ports to relay to the clone's guest, [LISTEN:]TARGET[/tcp|/udp] separated by commas, e.g. 8000:80,2222:22,53/udp (needs watch on virtualmachineinstances)")
+	fs.StringToStringVar(&o.PodVolumes, "pod-volume", nil, "PROTOTYPE_VOLUME=POD_VOLUME[,...]: the clone's volume becomes the claim of the pod's volume (a StatefulSet's volumeClaimTemplates, or a generic ephemeral volume), so each clone has a disk of its own")
+	fs.BoolVar(&o.AllowSharedVolumes, "allow-shared-volumes", false, "clone a prototype whose read-write PVC volumes every clone would open at once (refused by default)")
 	fs.DurationVar(&o.PrototypeBackoffMax, "prototype-backoff-max", 30*time.Second, "longest wait between attempts to read a missing prototype")
 }
 
@@ -56,6 +69,18 @@ func (o *Options) Complete(args []string) error {
 		return fmt.Errorf("%w: expected exactly one argument, the prototype VirtualMachine's name; got %d", ErrUsage, len(args))
 	}
 	o.Prototype = args[0]
+	for protoVolume, podVolume := range o.PodVolumes {
+		if protoVolume == "" || podVolume == "" {
+			return fmt.Errorf("%w: --pod-volume %s=%s: want PROTOTYPE_VOLUME=POD_VOLUME", ErrUsage, protoVolume, podVolume)
+		}
+	}
+	if _, port, err := net.SplitHostPort(o.HealthAddr); err == nil {
+		for _, p := range o.Forward {
+			if p.Protocol == forward.TCP && strconv.Itoa(p.Listen) == port {
+				return fmt.Errorf("%w: --forward %s listens on the port of --health-addr %s; move one of them", ErrUsage, p, o.HealthAddr)
+			}
+		}
+	}
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/pkg/health"
+	"github.com/vmctl/vmctl/vmctl/forward"
 )
 
 // teardownMargin is kept from the pod's grace period for vmctl's own exit after the clone's.
@@ -67,7 +68,7 @@ func Run(ctx context.Context, opts Options) error {
 	defer broadcaster.Shutdown()
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "vmctl", Host: pod.Spec.NodeName})
 
-	c, err := NewController(virt, pod, opts.Namespace, opts.ProtoNamespace, opts.Prototype, recorder, opts.PrototypeBackoffMax)
+	c, err := NewController(virt, pod, opts, recorder)
 	if err != nil {
 		return err
 	}
@@ -81,6 +82,16 @@ func Run(ctx context.Context, opts Options) error {
 				log.Error(err, "health endpoints failed")
 			}
 		}()
+	}
+	// Forwarding outlives the controller too: connections open at SIGTERM may finish while
+	// the clone shuts down.
+	if len(opts.Forward) > 0 {
+		c.WatchInstance()
+		fwd, err := forward.Listen(opts.Forward, c.GuestAddress)
+		if err != nil {
+			return err
+		}
+		go fwd.Serve(healthCtx)
 	}
 	if err := c.Run(ctx); err != nil {
 		return err

@@ -29,7 +29,7 @@ func TestTeardown(t *testing.T) {
 			if !tt.ours {
 				owner = other
 			}
-			clone, err := Clone(testPrototype(), owner, "apps")
+			clone, err := Clone(testPrototype(), owner, "apps", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,7 +12,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -88,11 +87,7 @@ func TestVmctlDeployment(t *testing.T) {
 		}
 		f.Kubectl("delete", "pod", pod.Name, "--grace-period=0", "--force")
 		start := time.Now()
-		f.Eventually(2*time.Minute, "clone "+name+" and its instance to be gone", func(ctx context.Context) (bool, error) {
-			_, vmErr := f.Virt.KubevirtV1().VirtualMachines(f.Namespace).Get(ctx, name, metav1.GetOptions{})
-			_, vmiErr := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(ctx, name, metav1.GetOptions{})
-			return apierrors.IsNotFound(vmErr) && apierrors.IsNotFound(vmiErr), nil
-		})
+		waitVMGone(t, f, name)
 		t.Logf("clone of the force-deleted pod garbage-collected in %s", time.Since(start).Round(100*time.Millisecond))
 		f.WaitDeploymentReady(f.Namespace, "vmctl", vmctlTimeout)
 		pods = f.WaitClonesRunning("testvm", "app=vmctl", 3, vmctlTimeout)

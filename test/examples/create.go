@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -49,6 +51,12 @@ func Create(ctx context.Context, kube kubernetes.Interface, virt versioned.Inter
 			_, err = kube.AppsV1().Deployments(namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *appsv1.DaemonSet:
 			_, err = kube.AppsV1().DaemonSets(namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *appsv1.StatefulSet:
+			_, err = kube.AppsV1().StatefulSets(namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *batchv1.Job:
+			_, err = kube.BatchV1().Jobs(namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *policyv1.PodDisruptionBudget:
+			_, err = kube.PolicyV1().PodDisruptionBudgets(namespace).Create(ctx, o, metav1.CreateOptions{})
 		default:
 			err = fmt.Errorf("no create for %T", obj)
 		}

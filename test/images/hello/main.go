@@ -2,8 +2,9 @@
 // pod it runs in, so a test can tell which backend of a Service answered.
 //
 //	hello            serve on :8080
-//	hello get URL    fetch URL once and print the body (a client inside the cluster, e.g. to
-//	                 show that the pod's resolver finds Services by name)
+//	hello get URL    fetch URL once and print the status and body (a client inside the cluster,
+//	                 e.g. to show that the pod's resolver finds Services by name); exit 1 on an
+//	                 error or a status other than 2xx, so it can be a Job's check
 package main
 
 import (
@@ -38,5 +39,8 @@ func get(url string) error {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	fmt.Printf("%s %s\n", resp.Status, body)
+	if err == nil && resp.StatusCode/100 != 2 {
+		err = fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
 	return err
 }

@@ -86,7 +86,7 @@ func TestVmctlAdoptsAndTheGarbageCollectorCollects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	left, err := vmctl.Clone(proto, e.pod, e.ns)
+	left, err := vmctl.Clone(proto, e.pod, e.ns, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
