@@ -5,10 +5,12 @@
 #       Deployment of BENCH_VMCTL replicas, next to a Deployment of those pods (test/bench/guests);
 #   (c) BENCH_DISK_RUNS boots of a 24 MiB and a 2 GiB containerDisk (test/bench/disks);
 #   (d) BENCH_KWOK_VMS VMs on BENCH_KWOK_NODES kwok nodes next to a Deployment as large
-#       (test/bench/controller).
+#       (test/bench/controller);
+#   (e) BENCH_FORWARD_REQUESTS requests to a guest through a vmctl pod's --forward, next to the
+#       same requests sent to the guest directly (test/bench/vmctl).
 # The cluster runs with the API server's audit log (AUDIT=1), which counts every component's
-# writes. Results: _out/bench/bench.md and bench.json. BENCH_VMS=0, BENCH_DISK_RUNS=0 or BENCH_KWOK_VMS=0
-# skips a part; BENCH_DOWN=1 takes the cluster down after.
+# writes. Results: _out/bench/bench.md and bench.json. BENCH_VMS=0, BENCH_DISK_RUNS=0, BENCH_KWOK_VMS=0
+# or BENCH_FORWARD_REQUESTS=0 skips a part; BENCH_DOWN=1 takes the cluster down after.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -41,6 +43,11 @@ disk_runs=${BENCH_DISK_RUNS:-3}
 if [ "$disk_runs" -gt 0 ]; then
   go run ./test/bench/disks --runs "$disk_runs" --out "$out"
   parts+=(disks)
+fi
+forward_requests=${BENCH_FORWARD_REQUESTS:-200}
+if [ "$forward_requests" -gt 0 ]; then
+  go run ./test/bench/vmctl --runs 0 --forward-requests "$forward_requests" --out "$out"
+  parts+=(forward)
 fi
 kwok_vms=${BENCH_KWOK_VMS:-1000}
 if [ "$kwok_vms" -gt 0 ]; then

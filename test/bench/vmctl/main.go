@@ -1,7 +1,9 @@
-// Command bench-vmctl measures what vmctl adds to starting a VM (make bench-vmctl), on the
-// running local cluster with real guests: the time from a vmctl pod Running to its clone's
-// instance Running, next to the time from creating the same VM directly to its instance
-// Running. Runs alternate between the two, one guest at a time; medians are reported.
+// Command bench-vmctl measures what vmctl adds, on the running local cluster with real guests:
+//   - to starting a VM (make bench-vmctl): the time from a vmctl pod Running to its clone's
+//     instance Running, next to the time from creating the same VM directly to its instance
+//     Running. Runs alternate between the two, one guest at a time; medians are reported.
+//   - to reaching it (make bench, --forward-requests): HTTP latency and throughput through a
+//     vmctl pod's --forward, next to the same requests sent to the guest directly.
 package main
 
 import (
@@ -17,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/test/bench/benchout"
 )
 
 type options struct {
@@ -24,6 +27,9 @@ type options struct {
 	kubeconfig string
 	image      string
 	timeout    time.Duration
+	requests   int
+	mib        int
+	out        string
 }
 
 func main() {
@@ -32,6 +38,9 @@ func main() {
 	pflag.StringVar(&o.kubeconfig, "kubeconfig", "_cluster/kubeconfig", "the local cluster's kubeconfig")
 	pflag.StringVar(&o.image, "image", "vmctl/vmctl:devel", "vmctl's image")
 	pflag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up after this long")
+	pflag.IntVar(&o.requests, "forward-requests", 0, "measure --forward with this many requests each way (0: not at all)")
+	pflag.IntVar(&o.mib, "forward-mib", 16, "MiB of each of the three throughput requests each way")
+	pflag.StringVar(&o.out, "out", "", "directory for forward.{md,json} (the --forward figures)")
 	pflag.Parse()
 	if err := run(o); err != nil {
 		klog.ErrorS(err, "bench-vmctl failed")
@@ -52,6 +61,20 @@ func run(o options) error {
 	}
 	defer b.tearDown()
 
+	if o.requests > 0 {
+		r, err := b.forwardCost(ctx, o.requests, o.mib)
+		if err != nil {
+			return fmt.Errorf("forward: %w", err)
+		}
+		if o.out == "" {
+			fmt.Print(r.table())
+		} else if err := benchout.Write(o.out, "forward", r, r.table()); err != nil {
+			return err
+		}
+	}
+	if o.runs == 0 {
+		return nil
+	}
 	var direct, cloned, whole []time.Duration
 	for i := range o.runs {
 		d, err := b.direct(ctx, i)

@@ -59,6 +59,7 @@ func (b *bench) setUp(ctx context.Context) error {
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "vmctl"}, Rules: []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}},
 		{APIGroups: []string{v1.SchemeGroupVersion.Group}, Resources: []string{"virtualmachines"}, Verbs: []string{"get", "list", "watch", "create", "delete"}},
+		{APIGroups: []string{v1.SchemeGroupVersion.Group}, Resources: []string{"virtualmachineinstances"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 	}}
 	if _, err := b.kube.RbacV1().Roles(b.namespace).Create(ctx, role, metav1.CreateOptions{}); err != nil {
@@ -136,7 +137,7 @@ func (b *bench) cloned(ctx context.Context, i int) (fromRunning, fromCreate time
 	})
 }
 
-func (b *bench) vmctlPod(name string) *corev1.Pod {
+func (b *bench) vmctlPod(name string, flags ...string) *corev1.Pod {
 	env := func(name, field string) corev1.EnvVar {
 		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: field}}}
 	}
@@ -147,7 +148,7 @@ func (b *bench) vmctlPod(name string) *corev1.Pod {
 			TerminationGracePeriodSeconds: ptr.To[int64](60),
 			Containers: []corev1.Container{{
 				Name: "vmctl", Image: b.image, ImagePullPolicy: corev1.PullIfNotPresent,
-				Args: []string{b.proto.Name},
+				Args: append(flags, b.proto.Name),
 				Env:  []corev1.EnvVar{env(vmctl.PodNameEnv, "metadata.name"), env(vmctl.PodNamespaceEnv, "metadata.namespace")},
 			}},
 		},
