@@ -63,11 +63,7 @@ func TestVmctlFrontDoor(t *testing.T) {
 	pods := f.WaitClonesRunning("testvm", "app=vmctl-web", 2, vmctlTimeout)
 
 	t.Run("the Service of the vmctl pods answers from every clone's guest", func(t *testing.T) {
-		clones := map[string]string{}
-		for _, pod := range pods {
-			clones[pod.Name] = vmctl.CloneName("testvm", pod.Name)
-		}
-		serviceAnswersFrom(t, f, "vmctl-web", clones)
+		serviceAnswersFrom(t, f, "vmctl-web", clonesOf("testvm", pods))
 	})
 	t.Run("kubectl port-forward to a vmctl pod reaches its guest", func(t *testing.T) {
 		kubectl, err := apiserver.Tool("kubectl")

@@ -42,11 +42,7 @@ func TestVmctlDeployment(t *testing.T) {
 	pods := f.WaitClonesRunning("testvm", "app=vmctl", 3, vmctlTimeout)
 
 	t.Run("the Service answers from every clone's guest", func(t *testing.T) {
-		clones := map[string]string{}
-		for _, pod := range pods {
-			clones[pod.Name] = vmctl.CloneName("testvm", pod.Name)
-		}
-		serviceAnswersFrom(t, f, "testvm", clones)
+		serviceAnswersFrom(t, f, "testvm", clonesOf("testvm", pods))
 	})
 
 	t.Run("kill -9 of vmctl: the restarted container adopts its clone", func(t *testing.T) {
@@ -225,4 +221,13 @@ func TestVmctlDaemonSet(t *testing.T) {
 	running.Wait()
 	f.Kubectl("delete", "daemonset", ds.Name)
 	f.WaitNothingLeft("testvm", vmctlTimeout)
+}
+
+// clonesOf maps each pod to its clone's name, the hostname its guest answers with.
+func clonesOf(prototype string, pods []corev1.Pod) map[string]string {
+	clones := map[string]string{}
+	for _, pod := range pods {
+		clones[pod.Name] = vmctl.CloneName(prototype, pod.Name)
+	}
+	return clones
 }
