@@ -16,10 +16,10 @@ import (
 	"github.com/vmctl/vmctl/launcher/layout"
 )
 
-// Emulator is the QEMU binary launcher domains run (libvirt's default for x86_64 guests).
-const Emulator = "/usr/bin/qemu-system-x86_64"
+// emulator is the QEMU binary launcher domains run (libvirt's default for x86_64 guests).
+const emulator = "/usr/bin/qemu-system-x86_64"
 
-// ProbeCapabilities runs libvirtd as a launcher pod does, has it probe Emulator and copies
+// ProbeCapabilities runs libvirtd as a launcher pod does, has it probe the emulator and copies
 // the capabilities cache it wrote into out. It is virt-handler's init container: the handler
 // seeds each new launcher pod with the copy, so their libvirtd skips the probe, a QEMU run
 // of about a CPU-second. libvirt trusts the cache only while the binaries' ctimes and its own
@@ -33,9 +33,6 @@ func ProbeCapabilities(ctx context.Context, cfg Config, out string) error {
 	}
 	defer reaper.Stop()
 	socket := SocketPath(cfg.PrivateDir)
-	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
-		return err
-	}
 	daemon, err := startLibvirtd(reaper, cfg)
 	if err != nil {
 		return err
@@ -47,10 +44,10 @@ func ProbeCapabilities(ctx context.Context, cfg Config, out string) error {
 	}
 	defer conn.Close()
 	start := time.Now()
-	if _, err := conn.l.ConnectGetDomainCapabilities(libvirt.OptString{Emulator}, libvirt.OptString{"x86_64"}, nil, libvirt.OptString{"qemu"}, 0); err != nil {
-		return fmt.Errorf("probing %s: %w", Emulator, err)
+	if _, err := conn.l.ConnectGetDomainCapabilities(libvirt.OptString{emulator}, libvirt.OptString{"x86_64"}, nil, libvirt.OptString{"qemu"}, 0); err != nil {
+		return fmt.Errorf("probing %s: %w", emulator, err)
 	}
-	klog.InfoS("probed QEMU's capabilities", "emulator", Emulator, "took", time.Since(start).Round(time.Millisecond))
+	klog.InfoS("probed QEMU's capabilities", "emulator", emulator, "took", time.Since(start).Round(time.Millisecond))
 	// libvirtd keeps its cache under the XDG directories of layout.LibvirtEnv.
 	n, err := copyCapabilities(layout.InPod(layout.CapabilitiesRel), out)
 	if err != nil {

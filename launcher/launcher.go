@@ -68,13 +68,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	}
 	defer reaper.Stop()
 
-	// libvirtd creates its socket but not the directory, which the private emptyDir hides.
-	// The sockets take no authentication (libvirtd.conf), so the directory is the access
-	// control: the pod's user only (the handler is root on the node).
 	socket := SocketPath(cfg.PrivateDir)
-	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
-		return 1, err
-	}
 	daemon, err := startLibvirtd(reaper, cfg)
 	if err != nil {
 		return 1, err

@@ -26,6 +26,12 @@ type libvirtd struct {
 // cfg.LibvirtdConf, which puts the socket in the shared directory, and its per-user
 // directories are those of layout.LibvirtEnv, in the pod's private emptyDir.
 func startLibvirtd(r *Reaper, cfg Config) (*libvirtd, error) {
+	// libvirtd creates its socket but not the directory, which the private emptyDir hides.
+	// The sockets take no authentication (libvirtd.conf), so the directory is the access
+	// control: the pod's user only (the handler is root on the node).
+	if err := os.MkdirAll(filepath.Dir(SocketPath(cfg.PrivateDir)), 0o700); err != nil {
+		return nil, err
+	}
 	env := layout.LibvirtEnv()
 	if err := prepareSessionDirs(env, cfg.QEMUConf); err != nil {
 		return nil, err
