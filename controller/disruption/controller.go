@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	virtinformers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
@@ -41,9 +42,16 @@ func New(kube kubernetes.Interface, vmis virtinformers.VirtualMachineInstanceInf
 	}
 	c.loop = &controller.Loop{Name: "disruption", Queue: c.queue,
 		Synced: []cache.InformerSynced{vmis.Informer().HasSynced, pdbs.Informer().HasSynced}, Sync: c.sync}
-	if _, err := vmis.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { controller.Enqueue(c.queue, obj) },
-		UpdateFunc: func(_, obj any) { controller.Enqueue(c.queue, obj) },
+	// Only instances that need a budget: the rest (most) never reach the queue.
+	if _, err := vmis.Informer().AddEventHandler(cache.FilteringResourceEventHandler{
+		FilterFunc: func(obj any) bool {
+			vmi, ok := obj.(*kubevirtv1.VirtualMachineInstance)
+			return ok && Protected(vmi)
+		},
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { controller.Enqueue(c.queue, obj) },
+			UpdateFunc: func(_, obj any) { controller.Enqueue(c.queue, obj) },
+		},
 	}); err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -49,14 +48,14 @@ func (b *bench) forwardCost(ctx context.Context, requests, mib int) (forwardResu
 	if err := b.waitVMIRunning(ctx, clone); err != nil {
 		return r, err
 	}
-	// vmctl's readiness is its VM's, which is the guest's HTTP readiness probe.
+	// The two addresses; whether the guest answers on them is the warm-up's to find out.
 	err := wait.PollUntilContextCancel(ctx, poll, true, func(ctx context.Context) (bool, error) {
 		got, err := b.kube.CoreV1().Pods(b.namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-		if err != nil || !podReady(got) {
+		if err != nil || got.Status.PodIP == "" {
 			return false, err
 		}
 		vmi, err := b.virt.KubevirtV1().VirtualMachineInstances(b.namespace).Get(ctx, clone, metav1.GetOptions{})
-		if err != nil || len(vmi.Status.Interfaces) == 0 {
+		if err != nil || len(vmi.Status.Interfaces) == 0 || vmi.Status.Interfaces[0].IP == "" {
 			return false, err
 		}
 		r.DirectAddress = net.JoinHostPort(vmi.Status.Interfaces[0].IP, "80")
@@ -70,9 +69,10 @@ func (b *bench) forwardCost(ctx context.Context, requests, mib int) (forwardResu
 	// A fresh connection per request: the connection's setup through the relay is part of
 	// what a client pays.
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}
-	// Both paths answer before anything is timed: a new pod's address may take a moment to
-	// be reachable from this machine (its neighbour entry on the node).
-	err = wait.PollUntilContextTimeout(ctx, time.Second, time.Minute, true, func(ctx context.Context) (bool, error) {
+	// Both paths answer before anything is timed: the guest serves HTTP once booted, and a new
+	// pod's address may take a moment to be reachable from this machine (its neighbour entry
+	// on the node).
+	err = wait.PollUntilContextTimeout(ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
 		_, errDirect := timedGet(ctx, client, direct+"/")
 		_, errForwarded := timedGet(ctx, client, forwarded+"/")
 		return errDirect == nil && errForwarded == nil, nil
@@ -135,15 +135,6 @@ func timedGet(ctx context.Context, client *http.Client, url string) (time.Durati
 		return 0, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return time.Since(start), nil
-}
-
-func podReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func percentile(d []time.Duration, p int) time.Duration {
