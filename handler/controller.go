@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	coreinformers "k8s.io/client-go/informers/core/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -18,6 +17,7 @@ import (
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/handler/podnet"
+	"github.com/vmctl/vmctl/pkg/launcherpods"
 	"github.com/vmctl/vmctl/pkg/superseded"
 )
 
@@ -53,7 +53,7 @@ type Options struct {
 type Controller struct {
 	virt      versioned.Interface
 	vmiLister listers.VirtualMachineInstanceLister
-	podLister corelisters.PodLister
+	launchers launcherpods.Pods
 	synced    []cache.InformerSynced
 
 	queue    workqueue.TypedRateLimitingInterface[string]
@@ -81,10 +81,14 @@ func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer
 	if opts.PlumbNetwork == nil {
 		opts.PlumbNetwork = podnet.Setup
 	}
+	launchers, err := launcherpods.Index(pods.Informer())
+	if err != nil {
+		return nil, err
+	}
 	c := &Controller{
 		virt:      virt,
 		vmiLister: vmis.Lister(),
-		podLister: pods.Lister(),
+		launchers: launchers,
 		synced:    []cache.InformerSynced{vmis.Informer().HasSynced, pods.Informer().HasSynced},
 		queue:     controller.NewQueue(ControllerName),
 		waits:     workqueue.NewTypedItemExponentialFailureRateLimiter[string](socketWaitBase, socketWaitMax),

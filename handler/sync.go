@@ -243,7 +243,7 @@ func (c *Controller) forget(key string) {
 // activePods once it ended; the handler may still report its last events); nil when there is
 // none. A pod that only claims the instance is never run as its launcher while one is active.
 func (c *Controller) launcherPod(vmi *v1.VirtualMachineInstance) (*corev1.Pod, error) {
-	pods, err := launcherpods.Claiming(c.podLister, vmi)
+	pods, err := c.launchers.Claiming(vmi)
 	if err != nil {
 		return nil, err
 	}

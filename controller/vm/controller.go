@@ -13,7 +13,6 @@ import (
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -27,6 +26,7 @@ import (
 	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
 	"github.com/vmctl/vmctl/pkg/instancetype"
+	"github.com/vmctl/vmctl/pkg/launcherpods"
 	"github.com/vmctl/vmctl/pkg/superseded"
 )
 
@@ -41,7 +41,7 @@ type Controller struct {
 	kube      kubernetes.Interface
 	vmLister  listers.VirtualMachineLister
 	vmiLister listers.VirtualMachineInstanceLister
-	podLister corelisters.PodLister
+	launchers launcherpods.Pods
 	synced    []cache.InformerSynced
 	// Instance types and preferences (instancetypes.go).
 	getter         instancetype.Getter
@@ -62,12 +62,16 @@ type Controller struct {
 // types and preferences to expand them and to start VMs that were waiting for one.
 func New(virt versioned.Interface, kube kubernetes.Interface, vms informers.VirtualMachineInformer, vmis informers.VirtualMachineInstanceInformer,
 	pods coreinformers.PodInformer, types Instancetypes, recorder record.EventRecorder) (*Controller, error) {
+	launchers, err := launcherpods.Index(pods.Informer())
+	if err != nil {
+		return nil, err
+	}
 	c := &Controller{
 		virt:         virt,
 		kube:         kube,
 		vmLister:     vms.Lister(),
 		vmiLister:    vmis.Lister(),
-		podLister:    pods.Lister(),
+		launchers:    launchers,
 		synced:       []cache.InformerSynced{vms.Informer().HasSynced, vmis.Informer().HasSynced, pods.Informer().HasSynced},
 		queue:        controller.NewQueue("virtualmachine"),
 		recorder:     recorder,

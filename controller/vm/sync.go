@@ -194,7 +194,7 @@ func (c *Controller) launcherPod(vmi *v1.VirtualMachineInstance) *corev1.Pod {
 	if vmi == nil {
 		return nil
 	}
-	pods, err := launcherpods.Claiming(c.podLister, vmi)
+	pods, err := c.launchers.Claiming(vmi)
 	if err != nil {
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -16,6 +15,7 @@ import (
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
+	"github.com/vmctl/vmctl/pkg/launcherpods"
 	"github.com/vmctl/vmctl/pkg/superseded"
 )
 
@@ -27,7 +27,7 @@ type Controller struct {
 	kube      kubernetes.Interface
 	virt      versioned.Interface
 	vmiLister listers.VirtualMachineInstanceLister
-	podLister corelisters.PodLister
+	launchers launcherpods.Pods
 	synced    []cache.InformerSynced
 
 	queue        workqueue.TypedRateLimitingInterface[string]
@@ -43,11 +43,15 @@ type Controller struct {
 // New wires the controller to its informers; launcher pods map to their instance.
 func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer,
 	pods coreinformers.PodInformer, recorder record.EventRecorder, config PodConfig) (*Controller, error) {
+	launchers, err := launcherpods.Index(pods.Informer())
+	if err != nil {
+		return nil, err
+	}
 	c := &Controller{
 		kube:         kube,
 		virt:         virt,
 		vmiLister:    vmis.Lister(),
-		podLister:    pods.Lister(),
+		launchers:    launchers,
 		synced:       []cache.InformerSynced{vmis.Informer().HasSynced, pods.Informer().HasSynced},
 		queue:        controller.NewQueue("virtualmachineinstance"),
 		recorder:     recorder,

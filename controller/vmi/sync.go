@@ -106,7 +106,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 // label and owner reference, which anyone who may create pods in the namespace can set) is
 // none of them.
 func (c *Controller) launcherPods(key string, vmi *v1.VirtualMachineInstance) ([]*corev1.Pod, error) {
-	claiming, err := launcherpods.Claiming(c.podLister, vmi)
+	claiming, err := c.launchers.Claiming(vmi)
 	if err != nil {
 		return nil, err
 	}

@@ -11,21 +11,48 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
+// Pods finds launcher pods by the instance they claim: a pod cache indexed by
+// kubevirt.io/created-by, so each lookup costs the instance's own pods, not the namespace's.
+type Pods struct{ indexer cache.Indexer }
+
+// createdByIndex indexes pods by the instance UID in their kubevirt.io/created-by label.
+const createdByIndex = "launcherpods.createdBy"
+
+// Index adds the created-by index to a pod informer that has not started. Controllers that
+// share one informer may each call it.
+func Index(informer cache.SharedIndexInformer) (Pods, error) {
+	if _, ok := informer.GetIndexer().GetIndexers()[createdByIndex]; !ok {
+		err := informer.AddIndexers(cache.Indexers{createdByIndex: func(obj any) ([]string, error) {
+			if uid := obj.(metav1.Object).GetLabels()[v1.CreatedByLabel]; uid != "" {
+				return []string{uid}, nil
+			}
+			return nil, nil
+		}})
+		if err != nil {
+			return Pods{}, err
+		}
+	}
+	return Pods{indexer: informer.GetIndexer()}, nil
+}
+
 // Claiming are the pods that claim vmi (its created-by label and a controller reference to
 // it), newest first.
-func Claiming(podLister corelisters.PodLister, vmi *v1.VirtualMachineInstance) ([]*corev1.Pod, error) {
-	all, err := podLister.Pods(vmi.Namespace).List(labels.SelectorFromSet(labels.Set{v1.CreatedByLabel: string(vmi.UID)}))
+func (p Pods) Claiming(vmi *v1.VirtualMachineInstance) ([]*corev1.Pod, error) {
+	objs, err := p.indexer.ByIndex(createdByIndex, string(vmi.UID))
 	if err != nil {
 		return nil, err
 	}
 	var owned []*corev1.Pod
-	for _, pod := range all {
+	for _, obj := range objs {
+		pod, ok := obj.(*corev1.Pod)
+		if !ok || pod.Namespace != vmi.Namespace {
+			continue
+		}
 		if ref := metav1.GetControllerOf(pod); ref != nil && ref.UID == vmi.UID {
 			owned = append(owned, pod)
 		}
