@@ -20,14 +20,17 @@ if ! running kwok; then
   # The stock stages ship in kwok's module: nodes become Ready and keep a lease; pods become
   # Ready, complete and go away when deleted.
   stage=$(cd "$here/kwok" && go mod download -json sigs.k8s.io/kwok | jq -r .Dir)/kustomize/stage
-  configs=$stage/node/fast/node-initialize.yaml,$stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml
+  # config.yaml: kwok's own options (lease renewal keeps up with 1000 nodes on a busy server).
+  configs=$here/kwok/config.yaml
+  configs+=,$stage/node/fast/node-initialize.yaml,$stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml
   configs+=,$stage/pod/fast/pod-ready.yaml,$stage/pod/fast/pod-complete.yaml,$stage/pod/fast/pod-delete.yaml
+  # -v WARN: at INFO kwok logs every lease renewal (100 lines a second with 1000 nodes).
   # --cidr: fake pod IPs from the upper half of the cluster CIDR, clear of the real node's
   # pods (kwok's default would be the Service range).
   start kwok "$BIN/kwok" --kubeconfig "$PKI/kwok.kubeconfig" -c "$configs" \
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
     --node-lease-duration-seconds 40 --cidr 10.244.128.0/17 \
-    --server-address 127.0.0.1:10247
+    --server-address 127.0.0.1:10247 -v WARN
   wait_for kwok 30 http_ok http://127.0.0.1:10247/healthz
 fi
 
