@@ -58,10 +58,21 @@ func run(o options) error {
 		return err
 	}
 	klog.InfoS("floor: a Deployment's pods on the kwok nodes", "replicas", o.count, "nodes", r.Nodes)
+	cpu := readCPU()
 	if r.DeploymentSeconds, err = c.deploymentFloor(ctx, o.count); err != nil {
 		return fmt.Errorf("deployment floor: %w", err)
 	}
+	r.FloorCPU = readCPU().since(cpu)
+	// Clear the nodes for the VMs.
+	if err := benchout.DeleteNamespace(ctx, c.kube, floorNamespace); err != nil {
+		return err
+	}
+	cpu = readCPU()
 	before, err := c.scrapeWrites(ctx)
+	if err != nil {
+		return err
+	}
+	hooks, err := c.scrapeWebhooks(ctx)
 	if err != nil {
 		return err
 	}
@@ -70,6 +81,11 @@ func run(o options) error {
 		return fmt.Errorf("VMs: %w", err)
 	}
 	r.VMSeconds = r.Stages.Scheduled
+	r.VMCPU = readCPU().since(cpu)
+	if r.Webhooks, err = c.scrapeWebhooks(ctx); err != nil {
+		return err
+	}
+	r.Webhooks = r.Webhooks.since(hooks)
 	if r.Writes, err = c.settledWrites(ctx, before); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -22,13 +23,25 @@ type writes map[string]float64
 
 var mutating = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true, "APPLY": true}
 
-func (c clients) scrapeWrites(ctx context.Context) (writes, error) {
+func (c clients) scrapeFamilies(ctx context.Context) (map[string]*dto.MetricFamily, error) {
 	raw, err := c.kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("scraping the API server's metrics: %w", err)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	return parser.TextToMetricFamilies(bytes.NewReader(raw))
+}
+
+func labelsOf(m *dto.Metric) map[string]string {
+	labels := map[string]string{}
+	for _, l := range m.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	return labels
+}
+
+func (c clients) scrapeWrites(ctx context.Context) (writes, error) {
+	families, err := c.scrapeFamilies(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -38,10 +51,7 @@ func (c clients) scrapeWrites(ctx context.Context) (writes, error) {
 		return nil, fmt.Errorf("the API server exports no apiserver_request_total")
 	}
 	for _, m := range family.GetMetric() {
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
+		labels := labelsOf(m)
 		if !mutating[labels["verb"]] {
 			continue
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -22,8 +23,14 @@ type result struct {
 	ControllerWrites      map[string]float64 `json:"controllerWritesPerVM"`
 	ControllerWritesPerVM float64            `json:"controllerWritesPerVMTotal"`
 	EventsPerVM           float64            `json:"eventWritesPerVMAllComponents"`
-	ControllerRSS         float64            `json:"controllerRSSMiB"`
-	ControllerPeakRSS     float64            `json:"controllerPeakRSSMiB"`
+	// FloorCPU and VMCPU are CPU seconds by process during the floor and until every VMI is
+	// Scheduled: on 2 cores, what the API server spends is what the rest waits for.
+	FloorCPU cpuTimes `json:"floorCPUSeconds"`
+	VMCPU    cpuTimes `json:"vmCPUSeconds"`
+	// Webhooks are the admission webhook calls the VM phase made, by webhook.
+	Webhooks          webhookCalls `json:"webhooks"`
+	ControllerRSS     float64      `json:"controllerRSSMiB"`
+	ControllerPeakRSS float64      `json:"controllerPeakRSSMiB"`
 }
 
 // controllerWrite says whether virt-controller made a write: during the VM phase nothing else
@@ -65,7 +72,24 @@ func (r *result) markdown() string {
 	fmt.Fprintf(&b, "| virt-controller API writes per VM | %.2f | goal <= 4 | %.2fx |\n", r.ControllerWritesPerVM, r.ControllerWritesPerVM/4)
 	fmt.Fprintf(&b, "| events per VM (all components) | %.2f | | |\n", r.EventsPerVM)
 	fmt.Fprintf(&b, "| virt-controller RSS after / peak | %.0f / %.0f MiB | goal <= 150 MiB | %.2fx |\n\n", r.ControllerRSS, r.ControllerPeakRSS, r.ControllerPeakRSS/150)
-	fmt.Fprintf(&b, "| virt-controller write | per VM |\n|---|---|\n")
+	fmt.Fprintf(&b, "| CPU seconds of | Deployment (floor) | VMs |\n|---|---|---|\n")
+	var floorSum, vmSum float64
+	for _, name := range cpuProcesses {
+		label := name
+		if name == "controller" {
+			label = "this bench (go run's binary)"
+		}
+		fmt.Fprintf(&b, "| %s | %.1f | %.1f |\n", label, r.FloorCPU[name], r.VMCPU[name])
+		floorSum, vmSum = floorSum+r.FloorCPU[name], vmSum+r.VMCPU[name]
+	}
+	fmt.Fprintf(&b, "| all of these (cores busy) | %.1f (%.2f) | %.1f (%.2f) |\n",
+		floorSum, floorSum/r.DeploymentSeconds, vmSum, vmSum/r.VMSeconds)
+	fmt.Fprintf(&b, "\n| webhook (VM phase) | calls | mean latency |\n|---|---|---|\n")
+	for _, name := range slices.Sorted(maps.Keys(r.Webhooks)) {
+		w := r.Webhooks[name]
+		fmt.Fprintf(&b, "| %s | %.0f | %.0f ms |\n", name, w.Calls, 1000*w.Seconds/w.Calls)
+	}
+	fmt.Fprintf(&b, "\n| virt-controller write | per VM |\n|---|---|\n")
 	keys := make([]string, 0, len(r.ControllerWrites))
 	for k := range r.ControllerWrites {
 		keys = append(keys, k)
