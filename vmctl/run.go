@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/pkg/component"
 	"github.com/vmctl/vmctl/pkg/health"
 	"github.com/vmctl/vmctl/vmctl/forward"
 )
@@ -43,7 +44,7 @@ func Run(ctx context.Context, opts Options) error {
 		return fmt.Errorf("cluster configuration: %w", err)
 	}
 	cfg.UserAgent = "vmctl"
-	kube, err := kubernetes.NewForConfig(cfg)
+	kube, err := component.KubeClient(cfg)
 	if err != nil {
 		return err
 	}

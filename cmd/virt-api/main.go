@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
@@ -53,7 +52,10 @@ func run(ctx context.Context, opts *server.Options, limits admission.Limits, nam
 		return fmt.Errorf("in-cluster config: %w", err)
 	}
 	cfg.QPS, cfg.Burst = 50, 100
-	kube := kubernetes.NewForConfigOrDie(cfg)
+	kube, err := component.KubeClient(cfg)
+	if err != nil {
+		component.Exit(err)
+	}
 	// Admission reads the instance types, preferences and revisions a VM names; a lookup
 	// must leave the webhook (10 s) time to answer.
 	limits.Instancetypes = instancetype.ClientGetter{Virt: versioned.NewForConfigOrDie(cfg), Kube: kube, Timeout: 5 * time.Second}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
@@ -50,7 +49,10 @@ func main() {
 		component.Exit(err)
 	}
 	config.QPS, config.Burst = *qps, *burst
-	kube := kubernetes.NewForConfigOrDie(config)
+	kube, err := component.KubeClient(config)
+	if err != nil {
+		component.Exit(err)
+	}
 	if opts.LauncherImage == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		opts.LauncherImage, err = manager.LauncherImageFromPod(ctx, kube, election.Namespace, election.Identity)

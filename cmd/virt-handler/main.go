@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -53,7 +52,10 @@ func main() {
 	if err != nil {
 		component.Exit(err)
 	}
-	kube := kubernetes.NewForConfigOrDie(config)
+	kube, err := component.KubeClient(config)
+	if err != nil {
+		component.Exit(err)
+	}
 	agent, err := handler.NewAgent(kube, versioned.NewForConfigOrDie(config), handler.Options{
 		NodeName:       *nodeName,
 		KubeletRoot:    *kubeletRoot,
