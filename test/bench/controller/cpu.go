@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,26 +20,33 @@ var cpuProcesses = []string{"kube-apiserver", "etcd", "kube-scheduler", "kube-co
 // cpuTimes are CPU seconds by process name since each process started.
 type cpuTimes map[string]float64
 
-// readCPU sums the user and system CPU of the host's processes by the base name of argv[0]
-// (the bench itself, run by go run, is "controller").
-func readCPU() cpuTimes {
-	t := cpuTimes{}
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, path := range stats {
-		cmd, err := os.ReadFile(filepath.Join(filepath.Dir(path), "cmdline"))
+// hostProcesses are this host's processes: their /proc directory by the base name of argv[0].
+func hostProcesses() map[string][]string {
+	byName := map[string][]string{}
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, path := range cmdlines {
+		cmd, err := os.ReadFile(path)
 		if err != nil {
 			continue
 		}
 		argv0, _, _ := bytes.Cut(cmd, []byte{0})
 		name := filepath.Base(string(argv0))
-		if !slices.Contains(cpuProcesses, name) {
-			continue
+		byName[name] = append(byName[name], filepath.Dir(path))
+	}
+	return byName
+}
+
+// readCPU sums the user and system CPU of the reported processes by name (the bench itself,
+// run by go run, is "controller").
+func readCPU() cpuTimes {
+	t := cpuTimes{}
+	procs := hostProcesses()
+	for _, name := range cpuProcesses {
+		for _, dir := range procs[name] {
+			if stat, err := os.ReadFile(filepath.Join(dir, "stat")); err == nil {
+				t[name] += statCPUSeconds(stat)
+			}
 		}
-		stat, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		t[name] += statCPUSeconds(stat)
 	}
 	return t
 }

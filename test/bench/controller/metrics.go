@@ -102,20 +102,15 @@ func onlyVirt(w writes) writes {
 // controllerMemory is the resident and peak resident memory (MiB) of the virt-controller
 // process on this host, which is the cluster's only node.
 func controllerMemory() (rss, peak float64, err error) {
-	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, path := range cmdlines {
-		cmd, _ := os.ReadFile(path)
-		argv0, _, _ := bytes.Cut(cmd, []byte{0})
-		if filepath.Base(string(argv0)) != "virt-controller" {
-			continue
-		}
-		status, err := os.ReadFile(filepath.Join(filepath.Dir(path), "status"))
-		if err != nil {
-			return 0, 0, err
-		}
-		return statusMiB(status, "VmRSS:"), statusMiB(status, "VmHWM:"), nil
+	dirs := hostProcesses()["virt-controller"]
+	if len(dirs) == 0 {
+		return 0, 0, fmt.Errorf("no virt-controller process on this host")
 	}
-	return 0, 0, fmt.Errorf("no virt-controller process on this host")
+	status, err := os.ReadFile(filepath.Join(dirs[0], "status"))
+	if err != nil {
+		return 0, 0, err
+	}
+	return statusMiB(status, "VmRSS:"), statusMiB(status, "VmHWM:"), nil
 }
 
 func statusMiB(status []byte, field string) float64 {

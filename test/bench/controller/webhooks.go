@@ -4,9 +4,12 @@ import (
 	"context"
 )
 
-// webhookCalls are the API server's admission webhook calls by webhook name: how many, and
-// their total seconds (apiserver_admission_webhook_admission_duration_seconds).
-type webhookCalls map[string]struct{ Calls, Seconds float64 }
+// webhookCalls are the API server's admission webhook calls by webhook name
+// (apiserver_admission_webhook_admission_duration_seconds).
+type webhookCalls map[string]webhookTotal
+
+// webhookTotal is how many calls a webhook had and their seconds together.
+type webhookTotal struct{ Calls, Seconds float64 }
 
 func (c clients) scrapeWebhooks(ctx context.Context) (webhookCalls, error) {
 	families, err := c.scrapeFamilies(ctx)
@@ -30,7 +33,7 @@ func (w webhookCalls) since(before webhookCalls) webhookCalls {
 	for name, now := range w {
 		was := before[name]
 		if now.Calls > was.Calls {
-			d[name] = struct{ Calls, Seconds float64 }{now.Calls - was.Calls, now.Seconds - was.Seconds}
+			d[name] = webhookTotal{now.Calls - was.Calls, now.Seconds - was.Seconds}
 		}
 	}
 	return d
