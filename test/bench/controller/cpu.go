@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat's CPU times (100 on every
@@ -81,3 +82,17 @@ func (t cpuTimes) since(before cpuTimes) cpuTimes {
 	}
 	return d
 }
+
+// phaseClock times one phase: wall seconds and the reported processes' CPU, read at the same
+// two instants, so the CPU covers exactly the seconds reported (not the namespace set-up or
+// the metric scrapes around the phase).
+type phaseClock struct {
+	start time.Time
+	cpu   cpuTimes
+}
+
+func startPhase() phaseClock { return phaseClock{start: time.Now(), cpu: readCPU()} }
+
+func (p phaseClock) seconds() float64 { return time.Since(p.start).Seconds() }
+
+func (p phaseClock) cpuSeconds() cpuTimes { return readCPU().since(p.cpu) }

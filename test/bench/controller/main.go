@@ -58,16 +58,13 @@ func run(o options) error {
 		return err
 	}
 	klog.InfoS("floor: a Deployment's pods on the kwok nodes", "replicas", o.count, "nodes", r.Nodes)
-	cpu := readCPU()
-	if r.DeploymentSeconds, err = c.deploymentFloor(ctx, o.count); err != nil {
+	if r.DeploymentSeconds, r.FloorCPU, err = c.deploymentFloor(ctx, o.count); err != nil {
 		return fmt.Errorf("deployment floor: %w", err)
 	}
-	r.FloorCPU = readCPU().since(cpu)
 	// Clear the nodes for the VMs.
 	if err := benchout.DeleteNamespace(ctx, c.kube, floorNamespace); err != nil {
 		return err
 	}
-	cpu = readCPU()
 	before, err := c.scrapeWrites(ctx)
 	if err != nil {
 		return err
@@ -77,11 +74,10 @@ func run(o options) error {
 		return err
 	}
 	klog.InfoS("VMs until every instance is Scheduled", "vms", o.count)
-	if r.Stages, err = c.vmsScheduled(ctx, o.count); err != nil {
+	if r.Stages, r.VMCPU, err = c.vmsScheduled(ctx, o.count); err != nil {
 		return fmt.Errorf("VMs: %w", err)
 	}
 	r.VMSeconds = r.Stages.Scheduled
-	r.VMCPU = readCPU().since(cpu)
 	if r.Webhooks, err = c.scrapeWebhooks(ctx); err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -50,11 +49,11 @@ func (c clients) kwokNodes(ctx context.Context) (int, error) {
 	return len(nodes.Items), nil
 }
 
-// deploymentFloor is the time from creating a Deployment until all its pods run. It leaves
-// the pods running: the caller deletes them after reading what the floor cost.
-func (c clients) deploymentFloor(ctx context.Context, replicas int) (float64, error) {
+// deploymentFloor is the time from creating a Deployment until all its pods run, and the CPU
+// it took. It leaves the pods running: the caller deletes them.
+func (c clients) deploymentFloor(ctx context.Context, replicas int) (float64, cpuTimes, error) {
 	if err := c.freshNamespace(ctx, floorNamespace); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	running := podsRunning(ctx, c.kube, floorNamespace)
 	labels := map[string]string{"app": "bench-floor"}
@@ -73,25 +72,26 @@ func (c clients) deploymentFloor(ctx context.Context, replicas int) (float64, er
 			},
 		},
 	}
-	start := time.Now()
+	phase := startPhase()
 	if _, err := c.kube.AppsV1().Deployments(floorNamespace).Create(ctx, d, metav1.CreateOptions{}); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := running.waitFor(ctx, replicas); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	return time.Since(start).Seconds(), nil
+	return phase.seconds(), phase.cpuSeconds(), nil
 }
 
 // vmsScheduled is the time from the first VM's creation until every instance is Scheduled,
-// with the times at which the bench had created every VM and the controller every VMI.
-func (c clients) vmsScheduled(ctx context.Context, count int) (stages, error) {
+// with the times at which the bench had created every VM and the controller every VMI, and
+// the CPU it took.
+func (c clients) vmsScheduled(ctx context.Context, count int) (stages, cpuTimes, error) {
 	var st stages
 	if err := c.freshNamespace(ctx, vmNamespace); err != nil {
-		return st, err
+		return st, nil, err
 	}
 	created, scheduled := instancesScheduled(ctx, c.virt, vmNamespace)
-	start := time.Now()
+	phase := startPhase()
 	names := make(chan int)
 	errs := make(chan error, creators)
 	var wg sync.WaitGroup
@@ -112,18 +112,18 @@ func (c clients) vmsScheduled(ctx context.Context, count int) (stages, error) {
 	wg.Wait()
 	close(errs)
 	if err := <-errs; err != nil {
-		return st, err
+		return st, nil, err
 	}
-	st.VMsCreated = time.Since(start).Seconds()
+	st.VMsCreated = phase.seconds()
 	if err := created.waitFor(ctx, count); err != nil {
-		return st, err
+		return st, nil, err
 	}
-	st.VMIsCreated = time.Since(start).Seconds()
+	st.VMIsCreated = phase.seconds()
 	if err := scheduled.waitFor(ctx, count); err != nil {
-		return st, err
+		return st, nil, err
 	}
-	st.Scheduled = time.Since(start).Seconds()
-	return st, nil
+	st.Scheduled = phase.seconds()
+	return st, phase.cpuSeconds(), nil
 }
 
 // stages are seconds from the first VM's creation.
