@@ -284,6 +284,18 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.VirtualMachineInstanceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceCondition"):
 		return &kubevirtv1.VirtualMachineInstanceConditionApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceMigration"):
+		return &kubevirtv1.VirtualMachineInstanceMigrationApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceMigrationCondition"):
+		return &kubevirtv1.VirtualMachineInstanceMigrationConditionApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceMigrationPhaseTransitionTimestamp"):
+		return &kubevirtv1.VirtualMachineInstanceMigrationPhaseTransitionTimestampApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceMigrationSpec"):
+		return &kubevirtv1.VirtualMachineInstanceMigrationSpecApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceMigrationState"):
+		return &kubevirtv1.VirtualMachineInstanceMigrationStateApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceMigrationStatus"):
+		return &kubevirtv1.VirtualMachineInstanceMigrationStatusApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceNetworkInterface"):
 		return &kubevirtv1.VirtualMachineInstanceNetworkInterfaceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstancePhaseTransitionTimestamp"):

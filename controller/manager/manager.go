@@ -1,8 +1,8 @@
 // Package manager runs virt-controller's controllers over one set of shared informers: the
 // VirtualMachine, VirtualMachineInstance and VirtualMachineInstanceReplicaSet controllers
-// (the first also reading instance types, preferences and their ControllerRevisions), and the
-// node controller over the handlers' heartbeats, and the disruption budget controller over
-// instances whose launcher pods a drain must not evict.
+// (the first also reading instance types, preferences and their ControllerRevisions), the
+// migration controller, the node controller over the handlers' heartbeats, and the disruption
+// budget controller over instances whose launcher pods a drain must not evict.
 // cmd/virt-controller wraps it in leader election; integration tests run it directly.
 package manager
 
@@ -32,6 +32,7 @@ import (
 	informers "github.com/vmctl/vmctl/client/informers/externalversions"
 	"github.com/vmctl/vmctl/controller/disruption"
 	"github.com/vmctl/vmctl/controller/metrics"
+	"github.com/vmctl/vmctl/controller/migration"
 	"github.com/vmctl/vmctl/controller/node"
 	"github.com/vmctl/vmctl/controller/replicaset"
 	"github.com/vmctl/vmctl/controller/vm"
@@ -55,6 +56,8 @@ type Options struct {
 	// HeartbeatTimeout is how long a node's virt-handler may be silent before the node takes
 	// no new instances (zero: node.DefaultHeartbeatTimeout).
 	HeartbeatTimeout time.Duration
+	// Migrations limits and bounds live migrations (zero values: KubeVirt's defaults).
+	Migrations migration.Options
 }
 
 // Manager owns the shared informers and the controllers built on them.
@@ -110,6 +113,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	vms := m.virtFactory.Kubevirt().V1().VirtualMachines()
 	vmis := m.virtFactory.Kubevirt().V1().VirtualMachineInstances()
 	rss := m.virtFactory.Kubevirt().V1().VirtualMachineInstanceReplicaSets()
+	migrations := m.virtFactory.Kubevirt().V1().VirtualMachineInstanceMigrations()
 
 	it := m.virtFactory.Instancetype().V1beta1()
 	types := vm.Instancetypes{
@@ -121,11 +125,16 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine controller: %w", err)
 	}
-	vmiController, err := vmi.New(kube, virt, vmis, pods, recorder, vmi.PodConfig{
-		LauncherImage: opts.LauncherImage, UseEmulation: opts.UseEmulation, ContainerDiskLimit: opts.ContainerDiskLimit,
-	})
+	podConfig := vmi.PodConfig{LauncherImage: opts.LauncherImage, UseEmulation: opts.UseEmulation, ContainerDiskLimit: opts.ContainerDiskLimit}
+	vmiController, err := vmi.New(kube, virt, vmis, pods, recorder, podConfig)
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine instance controller: %w", err)
+	}
+	migrationOpts := opts.Migrations
+	migrationOpts.Pod = podConfig
+	migrationController, err := migration.New(kube, virt, migrations, vmis, pods, recorder, migrationOpts)
+	if err != nil {
+		return nil, fmt.Errorf("migration controller: %w", err)
 	}
 	rsController, err := replicaset.New(virt, rss, vmis, recorder)
 	if err != nil {
@@ -141,12 +150,12 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	if err != nil {
 		return nil, fmt.Errorf("disruption budget controller: %w", err)
 	}
-	m.runners = []runner{vmController, vmiController, rsController, nodeController, disruptionController}
+	m.runners = []runner{vmController, vmiController, rsController, nodeController, disruptionController, migrationController}
 	m.metrics = &metrics.Collector{VMIs: vmis.Lister(), VMs: vms.Lister(), Synced: m.synced.Load, Leading: m.leading.Load, Ready: m.Ready,
 		Types: instancetype.ListerGetter{Instancetypes: types.Instancetypes.Lister(), ClusterInstancetypes: types.ClusterInstancetypes.Lister(),
 			Preferences: types.Preferences.Lister(), ClusterPreferences: types.ClusterPreferences.Lister()}}
 	m.hasSynced = []cache.InformerSynced{pods.Informer().HasSynced, vms.Informer().HasSynced,
-		vmis.Informer().HasSynced, rss.Informer().HasSynced, nodes.Informer().HasSynced, budgets.Informer().HasSynced, types.Revisions.Informer().HasSynced,
+		vmis.Informer().HasSynced, rss.Informer().HasSynced, migrations.Informer().HasSynced, nodes.Informer().HasSynced, budgets.Informer().HasSynced, types.Revisions.Informer().HasSynced,
 		types.Instancetypes.Informer().HasSynced, types.ClusterInstancetypes.Informer().HasSynced,
 		types.Preferences.Informer().HasSynced, types.ClusterPreferences.Informer().HasSynced}
 	return m, nil

@@ -29,6 +29,8 @@ func printableStatus(o observed) v1.VirtualMachinePrintableStatus {
 		return v1.VirtualMachineStatusTerminating
 	case exists && !final && vmi.DeletionTimestamp != nil:
 		return v1.VirtualMachineStatusStopping
+	case exists && !final && isMigrating(vmi):
+		return v1.VirtualMachineStatusMigrating
 	case exists && hasCondition(vmi, v1.VirtualMachineInstancePaused, corev1.ConditionTrue):
 		return v1.VirtualMachineStatusPaused
 	case exists && vmi.Status.Phase == v1.Running:
@@ -45,6 +47,12 @@ func printableStatus(o observed) v1.VirtualMachinePrintableStatus {
 		return v1.VirtualMachineStatusStopped
 	}
 	return v1.VirtualMachineStatusUnknown
+}
+
+// isMigrating: the instance's memory is being copied to another node.
+func isMigrating(vmi *v1.VirtualMachineInstance) bool {
+	s := vmi.Status.MigrationState
+	return s != nil && s.StartTimestamp != nil && s.EndTimestamp == nil && !s.Completed
 }
 
 func isStarting(phase v1.VirtualMachineInstancePhase) bool {

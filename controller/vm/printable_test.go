@@ -28,6 +28,9 @@ func TestPrintableStatus(t *testing.T) {
 	}
 	paused := instance(v1.Running)
 	paused.Status.Conditions = []v1.VirtualMachineInstanceCondition{{Type: v1.VirtualMachineInstancePaused, Status: corev1.ConditionTrue}}
+	migrating, migrated := instance(v1.Running), instance(v1.Running)
+	migrating.Status.MigrationState = &v1.VirtualMachineInstanceMigrationState{StartTimestamp: &metav1.Time{}}
+	migrated.Status.MigrationState = &v1.VirtualMachineInstanceMigrationState{StartTimestamp: &metav1.Time{}, EndTimestamp: &metav1.Time{}, Completed: true}
 	unschedulable := &corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{
 		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}}
 	waiting := func(reason string) *corev1.Pod {
@@ -44,6 +47,8 @@ func TestPrintableStatus(t *testing.T) {
 		{"instance being deleted", observed{vm: vm(), vmi: vmi(v1.Running, deleting)}, v1.VirtualMachineStatusStopping},
 		{"final instance being deleted", observed{vm: vm(), vmi: vmi(v1.Succeeded, deleting)}, v1.VirtualMachineStatusStopped},
 		{"paused", observed{vm: vm(), vmi: paused}, v1.VirtualMachineStatusPaused},
+		{"memory being copied to another node", observed{vm: vm(), vmi: migrating}, v1.VirtualMachineStatusMigrating},
+		{"migrated", observed{vm: vm(), vmi: migrated}, v1.VirtualMachineStatusRunning},
 		{"running", observed{vm: vm(), vmi: vmi(v1.Running)}, v1.VirtualMachineStatusRunning},
 		{"unschedulable pod", observed{vm: vm(), vmi: vmi(v1.Scheduling), pod: unschedulable}, v1.VirtualMachineStatusUnschedulable},
 		{"image pull error", observed{vm: vm(), vmi: vmi(v1.Scheduled), pod: waiting("ErrImagePull")}, v1.VirtualMachineStatusErrImagePull},

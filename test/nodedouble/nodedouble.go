@@ -1,6 +1,6 @@
 // Package nodedouble is a test double that plays the node side of the platform for integration
 // tests and scale benchmarks, where there is no scheduler, no kubelet and no virt-handler: it
-// binds launcher pods to its one (fake) node, reports them Running, moves their instances from
+// binds launcher pods to its one (fake) node (unless their required anti-affinity excludes it), reports them Running, moves their instances from
 // Scheduled to Running as virt-handler would, and lets a test power a guest off or crash it.
 //
 // It is a simulation for tests and benchmarks only. It runs no guest, checks no resources and
@@ -277,6 +277,9 @@ func (d *Double) syncPod(ctx context.Context, namespace, name string) error {
 	case cached.Spec.NodeName == "":
 		if msg, no := d.unschedulable(cached); no {
 			return d.markUnschedulable(ctx, cached, msg)
+		}
+		if d.repelled(cached) {
+			return d.markUnschedulable(ctx, cached, antiAffinityMessage)
 		}
 		err := pods.Bind(ctx, &corev1.Binding{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, UID: cached.UID},

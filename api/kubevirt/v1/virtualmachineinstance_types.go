@@ -278,6 +278,16 @@ type VirtualMachineInstanceStatus struct {
 	LauncherContainerImageVersion string `json:"launcherContainerImageVersion,omitempty"`
 	// ActivePods maps the UID of each launcher pod of this instance to its node.
 	ActivePods map[types.UID]string `json:"activePods,omitempty"`
+	// MigrationState is the instance's current or last live migration.
+	MigrationState *VirtualMachineInstanceMigrationState `json:"migrationState,omitempty"`
+	// MigrationMethod says whether a migration copies local disks (BlockMigration) or only
+	// memory (LiveMigration).
+	MigrationMethod VirtualMachineInstanceMigrationMethod `json:"migrationMethod,omitempty"`
+	// MigrationTransport is how a migration's traffic travels between the nodes.
+	MigrationTransport VirtualMachineInstanceMigrationTransport `json:"migrationTransport,omitempty"`
+	// EvacuationNodeName is the node a drain asked this instance to leave: virt-controller
+	// migrates it away.
+	EvacuationNodeName string `json:"evacuationNodeName,omitempty"`
 }
 
 // VirtualMachineInstanceConditionType names an instance condition.
@@ -292,6 +302,9 @@ const (
 	VirtualMachineInstancePaused VirtualMachineInstanceConditionType = "Paused"
 	// VirtualMachineInstanceSynchronized is False while the node agent fails to sync the domain.
 	VirtualMachineInstanceSynchronized VirtualMachineInstanceConditionType = "Synchronized"
+	// VirtualMachineInstanceIsMigratable says whether the instance can live-migrate, and if
+	// not, why (Reason: DisksNotLiveMigratable, InterfaceNotLiveMigratable, ...).
+	VirtualMachineInstanceIsMigratable VirtualMachineInstanceConditionType = "LiveMigratable"
 )
 
 // VirtualMachineInstanceCondition is one observed condition of an instance.

@@ -12,10 +12,15 @@ import (
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/controller/manager"
+	"github.com/vmctl/vmctl/controller/migration"
 )
 
 // launcherImage is never pulled: no kubelet runs here.
 const launcherImage = "registry.invalid/vmctl/virt-launcher:integration"
+
+// migrationTargetTimeout is short: on the one-node test cluster a migration's target pod is
+// never scheduled (it must not share its source's node), and the tests wait for that to fail.
+const migrationTargetTimeout = 6 * time.Second
 
 // controllers is the virt-controller currently running in-process, without leader election.
 var controllers struct {
@@ -40,7 +45,8 @@ func startControllers() error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		err := manager.Run(ctx, kubeClient, virtClient, manager.Options{LauncherImage: launcherImage, Workers: 2})
+		err := manager.Run(ctx, kubeClient, virtClient, manager.Options{LauncherImage: launcherImage, Workers: 2,
+			Migrations: migration.Options{TargetTimeout: migrationTargetTimeout}})
 		if err != nil && ctx.Err() == nil {
 			fmt.Fprintf(os.Stderr, "controllers stopped: %v\n", err)
 		}

@@ -36,6 +36,16 @@ type VirtualMachineInstanceStatusApplyConfiguration struct {
 	LauncherContainerImageVersion *string `json:"launcherContainerImageVersion,omitempty"`
 	// ActivePods maps the UID of each launcher pod of this instance to its node.
 	ActivePods map[types.UID]string `json:"activePods,omitempty"`
+	// MigrationState is the instance's current or last live migration.
+	MigrationState *VirtualMachineInstanceMigrationStateApplyConfiguration `json:"migrationState,omitempty"`
+	// MigrationMethod says whether a migration copies local disks (BlockMigration) or only
+	// memory (LiveMigration).
+	MigrationMethod *kubevirtv1.VirtualMachineInstanceMigrationMethod `json:"migrationMethod,omitempty"`
+	// MigrationTransport is how a migration's traffic travels between the nodes.
+	MigrationTransport *kubevirtv1.VirtualMachineInstanceMigrationTransport `json:"migrationTransport,omitempty"`
+	// EvacuationNodeName is the node a drain asked this instance to leave: virt-controller
+	// migrates it away.
+	EvacuationNodeName *string `json:"evacuationNodeName,omitempty"`
 }
 
 // VirtualMachineInstanceStatusApplyConfiguration constructs a declarative configuration of the VirtualMachineInstanceStatus type for use with
@@ -126,5 +136,37 @@ func (b *VirtualMachineInstanceStatusApplyConfiguration) WithActivePods(entries 
 	for k, v := range entries {
 		b.ActivePods[k] = v
 	}
+	return b
+}
+
+// WithMigrationState sets the MigrationState field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MigrationState field is set to the value of the last call.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithMigrationState(value *VirtualMachineInstanceMigrationStateApplyConfiguration) *VirtualMachineInstanceStatusApplyConfiguration {
+	b.MigrationState = value
+	return b
+}
+
+// WithMigrationMethod sets the MigrationMethod field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MigrationMethod field is set to the value of the last call.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithMigrationMethod(value kubevirtv1.VirtualMachineInstanceMigrationMethod) *VirtualMachineInstanceStatusApplyConfiguration {
+	b.MigrationMethod = &value
+	return b
+}
+
+// WithMigrationTransport sets the MigrationTransport field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MigrationTransport field is set to the value of the last call.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithMigrationTransport(value kubevirtv1.VirtualMachineInstanceMigrationTransport) *VirtualMachineInstanceStatusApplyConfiguration {
+	b.MigrationTransport = &value
+	return b
+}
+
+// WithEvacuationNodeName sets the EvacuationNodeName field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the EvacuationNodeName field is set to the value of the last call.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithEvacuationNodeName(value string) *VirtualMachineInstanceStatusApplyConfiguration {
+	b.EvacuationNodeName = &value
 	return b
 }

@@ -28,6 +28,14 @@ type VirtualMachineInstanceListerExpansion interface{}
 // VirtualMachineInstanceNamespaceLister.
 type VirtualMachineInstanceNamespaceListerExpansion interface{}
 
+// VirtualMachineInstanceMigrationListerExpansion allows custom methods to be added to
+// VirtualMachineInstanceMigrationLister.
+type VirtualMachineInstanceMigrationListerExpansion interface{}
+
+// VirtualMachineInstanceMigrationNamespaceListerExpansion allows custom methods to be added to
+// VirtualMachineInstanceMigrationNamespaceLister.
+type VirtualMachineInstanceMigrationNamespaceListerExpansion interface{}
+
 // VirtualMachineInstanceReplicaSetListerExpansion allows custom methods to be added to
 // VirtualMachineInstanceReplicaSetLister.
 type VirtualMachineInstanceReplicaSetListerExpansion interface{}

@@ -22,6 +22,8 @@ type Interface interface {
 	VirtualMachines() VirtualMachineInformer
 	// VirtualMachineInstances returns a VirtualMachineInstanceInformer.
 	VirtualMachineInstances() VirtualMachineInstanceInformer
+	// VirtualMachineInstanceMigrations returns a VirtualMachineInstanceMigrationInformer.
+	VirtualMachineInstanceMigrations() VirtualMachineInstanceMigrationInformer
 	// VirtualMachineInstanceReplicaSets returns a VirtualMachineInstanceReplicaSetInformer.
 	VirtualMachineInstanceReplicaSets() VirtualMachineInstanceReplicaSetInformer
 }
@@ -45,6 +47,11 @@ func (v *version) VirtualMachines() VirtualMachineInformer {
 // VirtualMachineInstances returns a VirtualMachineInstanceInformer.
 func (v *version) VirtualMachineInstances() VirtualMachineInstanceInformer {
 	return &virtualMachineInstanceInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// VirtualMachineInstanceMigrations returns a VirtualMachineInstanceMigrationInformer.
+func (v *version) VirtualMachineInstanceMigrations() VirtualMachineInstanceMigrationInformer {
+	return &virtualMachineInstanceMigrationInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
 // VirtualMachineInstanceReplicaSets returns a VirtualMachineInstanceReplicaSetInformer.

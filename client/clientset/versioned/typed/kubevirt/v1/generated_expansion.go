@@ -16,4 +16,6 @@ type VirtualMachineExpansion interface{}
 
 type VirtualMachineInstanceExpansion interface{}
 
+type VirtualMachineInstanceMigrationExpansion interface{}
+
 type VirtualMachineInstanceReplicaSetExpansion interface{}

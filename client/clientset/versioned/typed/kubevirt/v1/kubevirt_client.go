@@ -24,6 +24,7 @@ type KubevirtV1Interface interface {
 	RESTClient() rest.Interface
 	VirtualMachinesGetter
 	VirtualMachineInstancesGetter
+	VirtualMachineInstanceMigrationsGetter
 	VirtualMachineInstanceReplicaSetsGetter
 }
 
@@ -38,6 +39,10 @@ func (c *KubevirtV1Client) VirtualMachines(namespace string) VirtualMachineInter
 
 func (c *KubevirtV1Client) VirtualMachineInstances(namespace string) VirtualMachineInstanceInterface {
 	return newVirtualMachineInstances(c, namespace)
+}
+
+func (c *KubevirtV1Client) VirtualMachineInstanceMigrations(namespace string) VirtualMachineInstanceMigrationInterface {
+	return newVirtualMachineInstanceMigrations(c, namespace)
 }
 
 func (c *KubevirtV1Client) VirtualMachineInstanceReplicaSets(namespace string) VirtualMachineInstanceReplicaSetInterface {

@@ -30,6 +30,10 @@ func (c *FakeKubevirtV1) VirtualMachineInstances(namespace string) v1.VirtualMac
 	return newFakeVirtualMachineInstances(c, namespace)
 }
 
+func (c *FakeKubevirtV1) VirtualMachineInstanceMigrations(namespace string) v1.VirtualMachineInstanceMigrationInterface {
+	return newFakeVirtualMachineInstanceMigrations(c, namespace)
+}
+
 func (c *FakeKubevirtV1) VirtualMachineInstanceReplicaSets(namespace string) v1.VirtualMachineInstanceReplicaSetInterface {
 	return newFakeVirtualMachineInstanceReplicaSets(c, namespace)
 }

@@ -1,0 +1,204 @@
+// Package migration is virt-controller's migration controller: for each
+// VirtualMachineInstanceMigration it starts a target launcher pod on another node, hands the
+// instance over to the virt-handlers (status.migrationState names the target), follows what
+// they report, and ends the migration Succeeded or Failed with the reason, cleaning up the
+// target pod of a migration that failed or was cancelled. It never runs more migrations at once
+// than Limits allow, and one instance migrates once at a time.
+package migration
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/client/clientset/versioned"
+	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
+	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
+	"github.com/vmctl/vmctl/controller"
+	"github.com/vmctl/vmctl/controller/expectations"
+	"github.com/vmctl/vmctl/controller/vmi"
+	"github.com/vmctl/vmctl/pkg/launcherpods"
+)
+
+// ControllerName is the component name on events the controller records.
+const ControllerName = "migration-controller"
+
+// Options configure the controller; zero values take KubeVirt's defaults.
+type Options struct {
+	// ParallelMigrationsPerCluster bounds the migrations past Pending in the cluster (5).
+	ParallelMigrationsPerCluster int
+	// ParallelOutboundMigrationsPerNode bounds those leaving one node (2).
+	ParallelOutboundMigrationsPerNode int
+	// TargetTimeout bounds the time from the target pod's creation until the target is ready
+	// to receive the domain (5 minutes): an unschedulable target fails the migration.
+	TargetTimeout time.Duration
+	// Pod renders the target launcher pod as the instance controller renders the first.
+	Pod vmi.PodConfig
+}
+
+func (o Options) withDefaults() Options {
+	if o.ParallelMigrationsPerCluster <= 0 {
+		o.ParallelMigrationsPerCluster = 5
+	}
+	if o.ParallelOutboundMigrationsPerNode <= 0 {
+		o.ParallelOutboundMigrationsPerNode = 2
+	}
+	if o.TargetTimeout <= 0 {
+		o.TargetTimeout = 5 * time.Minute
+	}
+	return o
+}
+
+// Controller reconciles migrations with their target pods and instances.
+type Controller struct {
+	kube       kubernetes.Interface
+	virt       versioned.Interface
+	migrations listers.VirtualMachineInstanceMigrationLister
+	byVMI      cache.Indexer
+	vmiLister  listers.VirtualMachineInstanceLister
+	launchers  launcherpods.Pods
+	synced     []cache.InformerSynced
+
+	queue        workqueue.TypedRateLimitingInterface[string]
+	recorder     record.EventRecorder
+	expectations *expectations.Expectations
+	// inFlight are the migrations this controller started, until the cache shows them final:
+	// the limits count them even before the cache has seen them leave Pending.
+	inFlight *inFlight
+	opts     Options
+	clock    clock.PassiveClock
+}
+
+// New wires the controller to its informers: instances and target pods map to migrations.
+func New(kube kubernetes.Interface, virt versioned.Interface, migrations informers.VirtualMachineInstanceMigrationInformer,
+	vmis informers.VirtualMachineInstanceInformer, pods coreinformers.PodInformer, recorder record.EventRecorder, opts Options) (*Controller, error) {
+	launchers, err := launcherpods.Index(pods.Informer())
+	if err != nil {
+		return nil, err
+	}
+	if err := migrations.Informer().AddIndexers(cache.Indexers{vmiIndex: indexByVMI}); err != nil {
+		return nil, err
+	}
+	c := &Controller{
+		kube:         kube,
+		virt:         virt,
+		migrations:   migrations.Lister(),
+		byVMI:        migrations.Informer().GetIndexer(),
+		vmiLister:    vmis.Lister(),
+		launchers:    launchers,
+		synced:       []cache.InformerSynced{migrations.Informer().HasSynced, vmis.Informer().HasSynced, pods.Informer().HasSynced},
+		queue:        controller.NewQueue("virtualmachineinstancemigration"),
+		recorder:     recorder,
+		expectations: expectations.New(),
+		inFlight:     newInFlight(),
+		opts:         opts.withDefaults(),
+		clock:        clock.RealClock{},
+	}
+	if _, err := migrations.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.enqueue,
+		UpdateFunc: func(old, obj any) {
+			c.enqueue(obj)
+			if !old.(*v1.VirtualMachineInstanceMigration).Status.Phase.IsFinal() && obj.(*v1.VirtualMachineInstanceMigration).Status.Phase.IsFinal() {
+				c.enqueuePending() // a slot came free
+			}
+		},
+		DeleteFunc: func(obj any) { c.enqueue(obj); c.enqueuePending() },
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := vmis.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueForVMI,
+		UpdateFunc: func(_, obj any) { c.enqueueForVMI(obj) },
+		DeleteFunc: c.enqueueForVMI,
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if key, ok := targetPodKey(obj); ok {
+				c.expectations.CreationObserved(key)
+				c.queue.Add(key)
+			}
+		},
+		UpdateFunc: func(_, obj any) { c.enqueueForPod(obj) },
+		DeleteFunc: c.enqueueForPod,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run processes migrations until ctx ends, with one worker whatever is asked: the limits are
+// counted over all migrations, and two workers could each start the last free one.
+func (c *Controller) Run(ctx context.Context, _ int) error {
+	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
+	return loop.Run(ctx, 1)
+}
+
+func (c *Controller) enqueue(obj any) { controller.Enqueue(c.queue, obj) }
+
+// enqueuePending queues the migrations waiting for a free slot.
+func (c *Controller) enqueuePending() {
+	all, err := c.migrations.List(everything)
+	if err != nil {
+		return
+	}
+	for _, m := range all {
+		if m.Status.Phase == v1.MigrationPhaseUnset || m.Status.Phase == v1.MigrationPending {
+			c.enqueue(m)
+		}
+	}
+}
+
+// enqueueForVMI queues the migrations of an instance.
+func (c *Controller) enqueueForVMI(obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	vmi, ok := obj.(*v1.VirtualMachineInstance)
+	if !ok {
+		return
+	}
+	ms, _ := c.byVMI.ByIndex(vmiIndex, vmi.Namespace+"/"+vmi.Name)
+	for _, m := range ms {
+		c.enqueue(m)
+	}
+}
+
+// enqueueForPod queues the migration a target pod belongs to.
+func (c *Controller) enqueueForPod(obj any) {
+	if key, ok := targetPodKey(obj); ok {
+		c.queue.Add(key)
+	}
+}
+
+// targetPodKey is the key of the migration whose target a pod is (its annotation).
+func targetPodKey(obj any) (string, bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok || pod.Labels[v1.MigrationJobLabel] == "" || pod.Annotations[v1.MigrationJobNameAnnotation] == "" {
+		return "", false
+	}
+	return pod.Namespace + "/" + pod.Annotations[v1.MigrationJobNameAnnotation], true
+}
+
+const vmiIndex = "migration.vmi"
+
+// indexByVMI indexes migrations by the instance they move.
+func indexByVMI(obj any) ([]string, error) {
+	m, ok := obj.(*v1.VirtualMachineInstanceMigration)
+	if !ok {
+		return nil, nil
+	}
+	return []string{m.Namespace + "/" + m.Spec.VMIName}, nil
+}
