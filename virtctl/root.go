@@ -30,6 +30,7 @@ func NewRootCommand() *cobra.Command {
 	cl := newClientLoader(root.PersistentFlags())
 	root.AddCommand(
 		startCommand(cl), stopCommand(cl), restartCommand(cl),
+		migrateCommand(cl), migrateCancelCommand(cl),
 		softRebootCommand(cl),
 		consoleCommand(cl), exposeCommand(cl),
 		portForwardCommand(cl), sshCommand(cl), scpCommand(cl),

@@ -70,6 +70,8 @@ func TestStateCommands(t *testing.T) {
 		{args: []string{"stop", "vm1", "-n", "other"}, code: 202, want: "PUT /apis/subresources.kubevirt.io/v1/namespaces/other/virtualmachines/vm1/stop {}"},
 		{args: []string{"stop", "vm1", "--force", "--grace-period=5"}, code: 202, want: `/stop {"gracePeriod":5}`},
 		{args: []string{"restart", "vm1", "--force", "--grace-period=0"}, code: 202, want: `/restart {"gracePeriodSeconds":0}`},
+		{args: []string{"migrate", "vm1"}, code: 202, want: "PUT /apis/subresources.kubevirt.io/v1/namespaces/ns1/virtualmachines/vm1/migrate {}"},
+		{args: []string{"migrate", "vm1", "--dry-run", "--addedNodeSelector", "zone=b"}, code: 202, want: `/migrate {"dryRun":["All"],"addedNodeSelector":{"zone":"b"}}`},
 		{args: []string{"start", "vm1"}, code: 409, want: "/start", wantErr: "already running"},
 		{args: []string{"restart", "vm1", "--grace-period=0"}, wantErr: "needs --force"},
 		{args: []string{"stop", "vm1", "--force"}, wantErr: "needs --grace-period"},

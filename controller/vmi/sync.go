@@ -119,8 +119,10 @@ func (c *Controller) launcherPods(key string, vmi *v1.VirtualMachineInstance) ([
 	}
 	var pods []*corev1.Pod // newest first, as claiming is
 	for _, p := range claiming {
-		if p.Labels[v1.MigrationJobLabel] != "" && !launcherpods.IsActive(vmi, p) {
-			continue // a migration's target: the migration controller's until the instance moves in
+		if p.Labels[v1.MigrationJobLabel] != "" && !launcherpods.IsActive(vmi, p) && vmi.DeletionTimestamp == nil {
+			// A migration's target: the migration controller's until the instance moves in.
+			// A deleted instance waits for it too, as it may hold the guest.
+			continue
 		}
 		if launcherpods.IsActive(vmi, p) || p.UID == created || want != nil && sameContainers(p, want) {
 			pods = append(pods, p)

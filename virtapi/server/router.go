@@ -33,6 +33,8 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.h.ServeVM(w, r, info.Namespace, info.Name, subresources.Stop)
 	case "virtualmachines/restart":
 		rt.h.ServeVM(w, r, info.Namespace, info.Name, subresources.Restart)
+	case "virtualmachines/migrate":
+		rt.h.ServeMigrate(w, r, info.Namespace, info.Name)
 	case "virtualmachineinstances/pause":
 		rt.h.ServeInstance(w, r, info.Namespace, info.Name, handlerapi.Pause)
 	case "virtualmachineinstances/unpause":

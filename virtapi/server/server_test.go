@@ -17,7 +17,7 @@ func TestAggregatedDiscoveryNestsTheSubresources(t *testing.T) {
 		t.Fatalf("resources %+v", v.Resources)
 	}
 	vm, vmi := v.Resources[0], v.Resources[1]
-	if vm.Resource != "virtualmachines" || len(vm.Subresources) != 4 || vm.Subresources[0].Subresource != "start" || vm.Subresources[0].Verbs[0] != "update" {
+	if vm.Resource != "virtualmachines" || len(vm.Subresources) != 5 || vm.Subresources[0].Subresource != "start" || vm.Subresources[0].Verbs[0] != "update" {
 		t.Fatalf("virtualmachines %+v", vm)
 	}
 	if vmi.Resource != "virtualmachineinstances" || len(vmi.Subresources) != 5 || vmi.Subresources[0].Subresource != "console" || vmi.Subresources[0].Verbs[0] != "get" {
@@ -37,7 +37,7 @@ func TestRouterRefusesWhatItDoesNotServe(t *testing.T) {
 	for _, info := range []*request.RequestInfo{
 		nil,
 		{IsResourceRequest: false, Path: "/apis/subresources.kubevirt.io/v1/x"},
-		{IsResourceRequest: true, Namespace: "ns", Resource: "virtualmachines", Name: "vm", Subresource: "migrate"},
+		{IsResourceRequest: true, Namespace: "ns", Resource: "virtualmachines", Name: "vm", Subresource: "addvolume"},
 		{IsResourceRequest: true, Namespace: "ns", Resource: "pods", Name: "p", Subresource: "exec"},
 		{IsResourceRequest: true, Resource: "virtualmachines", Name: "vm", Subresource: "start"},                  // no namespace
 		{IsResourceRequest: true, Namespace: "ns", Resource: "virtualmachines", Name: "vm", Subresource: "pause"}, // KubeVirt has no VM pause
