@@ -115,6 +115,9 @@ func (t *tracker) observe(ev LifecycleEvent) verdict {
 		return verdict{done: true, code: 0, reason: "stopped while the pod terminates: " + reason}
 	case libvirt.DomainEventStoppedDetailType(ev.Detail) == libvirt.DomainEventStoppedShutdown:
 		return verdict{done: true, code: 0, reason: reason}
+	case libvirt.DomainEventStoppedDetailType(ev.Detail) == libvirt.DomainEventStoppedMigrated:
+		// The guest runs on in the migration's target pod: this pod's work is done.
+		return verdict{done: true, code: 0, reason: reason}
 	default:
 		// Destroyed by someone else, crashed (QEMU or the guest, with on_crash=destroy),
 		// QEMU killed (OOM, kill -9: "failed"), or gone elsewhere: the instance did not end

@@ -24,6 +24,10 @@ func TestTrackerObserve(t *testing.T) {
 	}{
 		{name: "guest shutdown", events: []LifecycleEvent{started, stopped(libvirt.DomainEventStoppedShutdown)},
 			want: verdict{done: true, code: 0}},
+		{name: "migrated to the target pod", events: []LifecycleEvent{started, stopped(libvirt.DomainEventStoppedMigrated)},
+			want: verdict{done: true, code: 0}},
+		{name: "incoming migration failed", events: []LifecycleEvent{ev(libvirt.DomainEventStarted, int32(libvirt.DomainEventStartedMigrated)), stopped(libvirt.DomainEventStoppedFailed)},
+			want: verdict{done: true, code: 1}},
 		{name: "qemu killed", events: []LifecycleEvent{started, stopped(libvirt.DomainEventStoppedFailed)},
 			want: verdict{done: true, code: 1}},
 		{name: "crashed", events: []LifecycleEvent{started, ev(libvirt.DomainEventCrashed, 0), stopped(libvirt.DomainEventStoppedCrashed)},

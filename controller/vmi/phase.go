@@ -22,6 +22,10 @@ func nextPhase(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, podExpected bool
 		return phase, vmi.Status.Reason
 	}
 	switch {
+	case copying(vmi) && (pod == nil || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed):
+		// The source's launcher exits once the guest has moved: the migration's end, which
+		// its handler reports, says whether the guest runs on in the target or is lost.
+		return phase, vmi.Status.Reason
 	case pod == nil && podExpected:
 		return v1.Scheduling, ""
 	case pod == nil && (phase == v1.VmPhaseUnset || phase == v1.Pending):
@@ -44,4 +48,10 @@ func nextPhase(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, podExpected bool
 		return v1.Scheduled, ""
 	}
 	return v1.Scheduling, ""
+}
+
+// copying: the instance's memory is being copied to a migration's target.
+func copying(vmi *v1.VirtualMachineInstance) bool {
+	s := vmi.Status.MigrationState
+	return s != nil && s.StartTimestamp != nil && !s.Completed
 }

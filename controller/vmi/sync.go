@@ -119,16 +119,25 @@ func (c *Controller) launcherPods(key string, vmi *v1.VirtualMachineInstance) ([
 	}
 	var pods []*corev1.Pod // newest first, as claiming is
 	for _, p := range claiming {
-		if p.Labels[v1.MigrationJobLabel] != "" && !launcherpods.IsActive(vmi, p) && vmi.DeletionTimestamp == nil {
+		migratedInto := migratedInto(vmi, p)
+		if p.Labels[v1.MigrationJobLabel] != "" && !launcherpods.IsActive(vmi, p) && !migratedInto && vmi.DeletionTimestamp == nil {
 			// A migration's target: the migration controller's until the instance moves in.
 			// A deleted instance waits for it too, as it may hold the guest.
 			continue
 		}
-		if launcherpods.IsActive(vmi, p) || p.UID == created || want != nil && sameContainers(p, want) {
+		if launcherpods.IsActive(vmi, p) || migratedInto || p.UID == created || want != nil && sameContainers(p, want) {
 			pods = append(pods, p)
 		}
 	}
 	return pods, nil
+}
+
+// migratedInto says whether pod is the target of the instance's last migration, which
+// succeeded: the instance's launcher pod from then on.
+func migratedInto(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) bool {
+	s := vmi.Status.MigrationState
+	return s != nil && s.Completed && !s.Failed && pod.Name == s.TargetPod && pod.Spec.NodeName == s.TargetNode &&
+		pod.Labels[v1.MigrationJobLabel] == string(s.MigrationUID)
 }
 
 // sameContainers says whether two pods run the same containers: names, images, commands, args.
@@ -208,6 +217,9 @@ func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualM
 	pod := pods[0]
 	if s.NodeName == "" && phase == v1.Scheduled {
 		s.NodeName = pod.Spec.NodeName
+	}
+	if m := s.MigrationState; m != nil && m.Completed && !m.Failed && m.TargetNode != "" {
+		s.NodeName = m.TargetNode // the guest moved: the target's handler follows it now
 	}
 	active := map[types.UID]string{}
 	for _, p := range pods {

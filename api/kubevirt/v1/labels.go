@@ -27,3 +27,7 @@ const VirtualMachineInstanceFinalizer = "foregroundDeleteVirtualMachine"
 //
 //	kubectl get vmi --field-selector status.nodeName=NODE
 const NodeNameField = "status.nodeName"
+
+// MigrationTargetNodeField selects instances migrating to a node (a selectable field of the
+// CRD): the target's node agent prepares the incoming domain of those.
+const MigrationTargetNodeField = "status.migrationState.targetNode"

@@ -16,6 +16,7 @@ import (
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:path=virtualmachineinstances,singular=virtualmachineinstance,shortName=vmi;vmis,categories=all;kubevirt
 // +kubebuilder:selectablefield:JSONPath=".status.nodeName"
+// +kubebuilder:selectablefield:JSONPath=".status.migrationState.targetNode"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=".status.phase"
 // +kubebuilder:printcolumn:name="IP",type=string,JSONPath=".status.interfaces[0].ipAddress"
