@@ -33,23 +33,34 @@ func NewInformerFactories(kube kubernetes.Interface, virt versioned.Interface, n
 	return pods, vmis
 }
 
+// newIncomingFactory watches the instances migrating to the node (their status.nodeName is
+// still the source's).
+func newIncomingFactory(virt versioned.Interface, nodeName string) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(virt, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector(v1.MigrationTargetNodeField, nodeName).String()
+	}))
+}
+
 // Agent is the whole node agent: the controller over its node's informers, and the event
 // recorder. cmd/virt-handler runs it.
 type Agent struct {
-	kubeFactory kubeinformers.SharedInformerFactory
-	virtFactory informers.SharedInformerFactory
-	broadcaster record.EventBroadcaster
-	controller  *Controller
-	workers     int
+	kubeFactory     kubeinformers.SharedInformerFactory
+	virtFactory     informers.SharedInformerFactory
+	incomingFactory informers.SharedInformerFactory
+	broadcaster     record.EventBroadcaster
+	controller      *Controller
+	workers         int
 }
 
 // NewAgent builds the node agent; workers is the number of concurrent syncs (at least 1).
 func NewAgent(kube kubernetes.Interface, virt versioned.Interface, opts Options, workers int) (*Agent, error) {
 	a := &Agent{broadcaster: record.NewBroadcaster(), workers: max(workers, 1)}
 	a.kubeFactory, a.virtFactory = NewInformerFactories(kube, virt, opts.NodeName)
+	a.incomingFactory = newIncomingFactory(virt, opts.NodeName)
 	a.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
 	recorder := a.broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: ControllerName, Host: opts.NodeName})
-	c, err := New(virt, a.virtFactory.Kubevirt().V1().VirtualMachineInstances(), a.kubeFactory.Core().V1().Pods(), recorder, opts)
+	c, err := New(virt, a.virtFactory.Kubevirt().V1().VirtualMachineInstances(),
+		a.incomingFactory.Kubevirt().V1().VirtualMachineInstances(), a.kubeFactory.Core().V1().Pods(), recorder, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +73,10 @@ func (a *Agent) Run(ctx context.Context) error {
 	defer a.broadcaster.Shutdown()
 	a.kubeFactory.Start(ctx.Done())
 	a.virtFactory.Start(ctx.Done())
+	a.incomingFactory.Start(ctx.Done())
 	defer a.kubeFactory.Shutdown()
 	defer a.virtFactory.Shutdown()
+	defer a.incomingFactory.Shutdown()
 	return a.controller.Run(ctx, a.workers)
 }
 

@@ -17,6 +17,7 @@ import (
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/handler/podnet"
+	"github.com/vmctl/vmctl/pkg/handlerapi"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
 	"github.com/vmctl/vmctl/pkg/superseded"
 )
@@ -47,14 +48,21 @@ type Options struct {
 	PlumbNetwork func(pid int, podUID types.UID, binding podnet.Binding) error
 	// Capabilities seeds new launcher pods' libvirt (seedCapabilities); nil seeds nothing.
 	Capabilities Capabilities
+	// PodIP is this handler's pod IP, where it takes migrations to this node; MigrationCerts
+	// the handlers' mutual TLS material between each other. Without them the node neither
+	// sends nor receives migrations.
+	PodIP          string
+	MigrationCerts func(context.Context) (handlerapi.Material, error)
 }
 
 // Controller runs the domains of the instances scheduled to its node, one sync per instance.
 type Controller struct {
 	virt      versioned.Interface
 	vmiLister listers.VirtualMachineInstanceLister
-	launchers launcherpods.Pods
-	synced    []cache.InformerSynced
+	// targetLister has the instances migrating to this node (MigrationTargetNodeField).
+	targetLister listers.VirtualMachineInstanceLister
+	launchers    launcherpods.Pods
+	synced       []cache.InformerSynced
 
 	queue    workqueue.TypedRateLimitingInterface[string]
 	waits    workqueue.TypedRateLimiter[string]
@@ -62,15 +70,18 @@ type Controller struct {
 	conns    *connCache
 	gate     *launcherGate
 	// written are the cached instances whose status this handler has since replaced.
-	written *superseded.Versions
-	loop    *controller.Loop
-	opts    Options
-	clock   clock.PassiveClock
+	written  *superseded.Versions
+	inbound  migrations[*inbound]
+	outbound migrations[*outbound]
+	loop     *controller.Loop
+	opts     Options
+	clock    clock.PassiveClock
 }
 
 // New wires the controller to informers already restricted to its node (NewInformerFactories):
-// instances enqueue themselves, launcher pods their instance.
-func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer, pods coreinformers.PodInformer,
+// instances (those on the node, and those migrating to it, when incoming is not nil) enqueue
+// themselves, launcher pods their instance.
+func New(virt versioned.Interface, vmis, incoming informers.VirtualMachineInstanceInformer, pods coreinformers.PodInformer,
 	recorder record.EventRecorder, opts Options) (*Controller, error) {
 	if opts.NodeName == "" {
 		return nil, fmt.Errorf("no node name")
@@ -102,6 +113,13 @@ func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer
 	c.loop = &controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
 	if _, err := vmis.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
 		return nil, err
+	}
+	if incoming != nil {
+		c.targetLister = incoming.Lister()
+		c.synced = append(c.synced, incoming.Informer().HasSynced)
+		if _, err := incoming.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
+			return nil, err
+		}
 	}
 	enqueueOwner := func(obj any) {
 		if key, _, ok := controller.LauncherInstanceKey(obj); ok {

@@ -158,6 +158,12 @@ func (f *fakeLibvirt) LifecycleEvents(ctx context.Context) (<-chan LifecycleEven
 
 func (f *fakeLibvirt) Disconnected() <-chan struct{} { return f.gone }
 
+func (f *fakeLibvirt) MigrateDomain(name string, p MigrationParams) error {
+	return errors.New("not faked")
+}
+
+func (f *fakeLibvirt) AbortJob(name string) error { return nil }
+
 // fakePeerPID is the fake libvirtd's process.
 const fakePeerPID = 4242
 

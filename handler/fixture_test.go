@@ -55,7 +55,7 @@ func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Po
 	kube := kubefake.NewSimpleClientset()
 	virtInformers := informers.NewSharedInformerFactory(f.virt, 0)
 	kubeInformers := kubeinformers.NewSharedInformerFactory(kube, 0)
-	c, err := New(f.virt, virtInformers.Kubevirt().V1().VirtualMachineInstances(), kubeInformers.Core().V1().Pods(), f.recorder, Options{
+	c, err := New(f.virt, virtInformers.Kubevirt().V1().VirtualMachineInstances(), nil, kubeInformers.Core().V1().Pods(), f.recorder, Options{
 		NodeName: testNode, KubeletRoot: f.root, AllowEmulation: true,
 		PlumbNetwork: func(pid int, podUID types.UID, _ podnet.Binding) error {
 			f.plumbed = append(f.plumbed, fmt.Sprintf("%d/%s", pid, podUID))

@@ -67,6 +67,9 @@ const (
 	procEventLifecycle       = 318
 	procGetAllDomainStats    = 344
 	procDomainDefineXMLFlags = 350
+	procDomainAbortJob       = 164
+	// REMOTE_PROC_DOMAIN_MIGRATE_PERFORM3_PARAMS: its reply is the migration cookie (opaque).
+	procDomainMigratePerform3Params = 305
 )
 
 // replies are the shapes of the return values of the procedures the handler calls.
@@ -87,6 +90,9 @@ var replies = map[uint32]func(*xdrCursor){
 	procEventRegisterAny:     (*xdrCursor).word,
 	procDomainGetState:       func(c *xdrCursor) { c.word(); c.word() },
 	procGetAllDomainStats:    func(c *xdrCursor) { c.array(domainListMax, domainStatsRecord) },
+	procDomainAbortJob:       func(*xdrCursor) {},
+	// An opaque<> is encoded as a string is; take bounds it to the frame.
+	procDomainMigratePerform3Params: (*xdrCursor).str,
 }
 
 // domainStatsRecord is remote_domain_stats_record: a domain and its statistics.

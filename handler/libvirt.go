@@ -36,6 +36,11 @@ type Libvirt interface {
 	// (virConnectGetAllDomainStats: state, CPU, balloon, vCPUs, interfaces, block devices),
 	// for the metrics; an error satisfying IsDomainNotFound when it is not running.
 	DomainStats(name string) ([]libvirt.TypedParam, error)
+	// MigrateDomain live-migrates the domain to another launcher's libvirtd and returns once
+	// it ended (MigrationParams).
+	MigrateDomain(name string, p MigrationParams) error
+	// AbortJob cancels the domain's running job, such as an outgoing migration.
+	AbortJob(name string) error
 	// LifecycleEvents streams every domain's lifecycle events until ctx ends or the connection
 	// is lost; the channel is then closed.
 	LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error)

@@ -28,6 +28,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	cached, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		if incoming, ok := c.incoming(key); ok {
+			return c.syncTarget(ctx, key, incoming)
+		}
 		c.forget(key)
 		return nil
 	}
@@ -39,9 +42,16 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.forget(key)
 		return nil
 	}
+	c.closeInbound(key, "") // the instance is this node's now, or was never coming here
 	pod, err := c.launcherPod(cached)
 	if err != nil {
 		return err
+	}
+	if c.sending(cached) {
+		return c.syncSource(ctx, key, cached, pod)
+	}
+	if c.movedAway(cached) {
+		return nil // the guest runs on the target; the instance leaves this node at once
 	}
 	var keep types.UID
 	if pod != nil {
@@ -233,6 +243,8 @@ func (c *Controller) updateStatus(ctx context.Context, cached, vmi *v1.VirtualMa
 // forget drops what the handler holds for an instance it no longer follows.
 func (c *Controller) forget(key string) {
 	c.conns.forget(key, "")
+	c.closeInbound(key, "")
+	c.closeOutbound(key)
 	c.written.Forget(key)
 	c.waits.Forget(key)
 	c.gate.reset(key)

@@ -30,6 +30,7 @@ func main() {
 	healthAddr := pflag.String("health-addr", ":8080", "address of /healthz, /readyz and /metrics")
 	streamAddr := pflag.String("stream-addr", fmt.Sprintf(":%d", handlerapi.Port), "address of the stream server: console, port-forward, pause, unpause, soft reboot (mutual TLS with virt-api)")
 	namespace := pflag.String("namespace", os.Getenv("POD_NAMESPACE"), "namespace of the stream server's certificate Secret (default $POD_NAMESPACE)")
+	podIP := pflag.String("pod-ip", os.Getenv("POD_IP"), "this pod's IP, where migrations to this node arrive (default $POD_IP; empty: the node takes none)")
 	certsSecret := pflag.String("certs-secret", "virt-handler-certs", "Secret that virt-api keeps the stream server's certificates in")
 	capsDir := pflag.String("launcher-capabilities", "", "directory of libvirt's QEMU capabilities cache as virt-launcher probe-capabilities wrote it on this node, copied into new launcher pods (empty: none)")
 	workers := pflag.Int("workers", 8, "concurrent instance syncs (a hung launcher holds one for a few seconds)")
@@ -56,11 +57,14 @@ func main() {
 	if err != nil {
 		component.Exit(err)
 	}
+	certs := handler.SecretCerts(kube, *namespace, *certsSecret)
 	agent, err := handler.NewAgent(kube, versioned.NewForConfigOrDie(config), handler.Options{
 		NodeName:       *nodeName,
 		KubeletRoot:    *kubeletRoot,
 		AllowEmulation: *allowEmulation,
 		Capabilities:   caps,
+		PodIP:          *podIP,
+		MigrationCerts: certs,
 	}, *workers)
 	if err != nil {
 		component.Exit(err)
@@ -72,7 +76,7 @@ func main() {
 		Ready: agent.Ready, Clock: clock.RealClock{}}
 	g.Go(func() error { return beat.Run(ctx) })
 	g.Go(func() error {
-		return agent.Streams(handler.SecretCerts(kube, *namespace, *certsSecret)).Serve(ctx, *streamAddr)
+		return agent.Streams(certs).Serve(ctx, *streamAddr)
 	})
 	g.Go(func() error {
 		return deviceplugin.Run(ctx, *devicePluginDir, handler.NodeDevices(kvmUsable, handler.HostHas))

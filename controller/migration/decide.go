@@ -32,6 +32,8 @@ func decide(m *v1.VirtualMachineInstanceMigration, vmi *v1.VirtualMachineInstanc
 		return fail("the instance is being deleted")
 	case vmi.Status.Phase.IsFinal():
 		return fail("the instance has ended (%s)", vmi.Status.Phase)
+	case order[phase] == 0 && (target != nil || creating):
+		return v1.MigrationScheduling, "" // the cache has not caught up with this controller's start
 	case order[phase] == 0:
 		return v1.MigrationPending, ""
 	}

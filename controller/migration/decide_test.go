@@ -48,6 +48,7 @@ func TestDecide(t *testing.T) {
 		wantCause string
 	}{
 		{"new migration waits for a slot", migration(""), running(nil), nil, false, 0, v1.MigrationPending, ""},
+		{"started, the cache behind", migration(v1.MigrationPending), running(nil), pod("", corev1.PodPending), false, 0, v1.MigrationScheduling, ""},
 		{"instance missing", migration(v1.MigrationPending), nil, nil, false, 0, v1.MigrationFailed, "does not exist"},
 		{"instance ended", migration(v1.MigrationScheduling), ended, pod("node2", corev1.PodRunning), false, 0, v1.MigrationFailed, "has ended"},
 		{"target being created", migration(v1.MigrationScheduling), running(nil), nil, true, 0, v1.MigrationScheduling, ""},

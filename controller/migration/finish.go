@@ -21,6 +21,13 @@ const canceled = "canceled: the migration was deleted"
 // its report, so the domain never ends up running on both nodes.
 func (c *Controller) finish(ctx context.Context, m *v1.VirtualMachineInstanceMigration, vmi *v1.VirtualMachineInstance, targets []*corev1.Pod) error {
 	deleted := m.DeletionTimestamp != nil
+	if m.Status.Phase == v1.MigrationSucceeded && m.Status.MigrationState != nil {
+		// The instance lives in the target named in the state; any other is a spare.
+		targets = slices.DeleteFunc(targets, func(p *corev1.Pod) bool { return p.Name == m.Status.MigrationState.TargetPod })
+		if err := c.deleteTargets(ctx, targets); err != nil {
+			return err
+		}
+	}
 	if m.Status.Phase != v1.MigrationSucceeded {
 		if state := ours(m, vmi); state != nil && !state.Completed {
 			if deleted && m.Status.Phase == v1.MigrationRunning {
@@ -30,14 +37,8 @@ func (c *Controller) finish(ctx context.Context, m *v1.VirtualMachineInstanceMig
 				return err
 			}
 		}
-		for _, pod := range targets {
-			if pod.DeletionTimestamp != nil {
-				continue
-			}
-			err := c.kube.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr.To(pod.UID)}})
-			if err != nil && !apierrors.IsNotFound(err) {
-				return err
-			}
+		if err := c.deleteTargets(ctx, targets); err != nil {
+			return err
 		}
 	}
 	if !slices.Contains(m.Finalizers, v1.MigrationFinalizer) {
@@ -49,6 +50,20 @@ func (c *Controller) finish(ctx context.Context, m *v1.VirtualMachineInstanceMig
 		return nil
 	}
 	return err
+}
+
+// deleteTargets deletes target pods (those of this migration only: the caller picked them).
+func (c *Controller) deleteTargets(ctx context.Context, targets []*corev1.Pod) error {
+	for _, pod := range targets {
+		if pod.DeletionTimestamp != nil {
+			continue
+		}
+		err := c.kube.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr.To(pod.UID)}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 // endState marks the instance's migration state of a migration that ends before any memory

@@ -80,6 +80,10 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	phase, failure := decide(m, vmi, target, c.expectations.CreationsPending(key), now.Time, c.opts.TargetTimeout)
 	var stepErr error
 	switch {
+	case phase == v1.MigrationScheduling && m.Status.Phase == v1.MigrationPending && target != nil:
+		// Started by an earlier sync whose status write the cache does not show (or which
+		// failed): record it again; a stale copy's write is refused and retried.
+		c.recordStart(key, m, vmi, target.Name)
 	case phase == v1.MigrationPending && c.mayStart(m, vmi):
 		if stepErr = c.createTarget(ctx, key, m, vmi); stepErr == nil {
 			phase = v1.MigrationScheduling
@@ -148,13 +152,18 @@ func (c *Controller) createTarget(ctx context.Context, key string, m *v1.Virtual
 		}
 		return err
 	}
-	c.inFlight.start(key, vmi.Status.NodeName)
 	c.recorder.Eventf(m, corev1.EventTypeNormal, SuccessfulCreate, "Created migration target pod %s", pod.Name)
+	c.recordStart(key, m, vmi, pod.Name)
+	return nil
+}
+
+// recordStart counts a started migration against the limits and records its source and target.
+func (c *Controller) recordStart(key string, m *v1.VirtualMachineInstanceMigration, vmi *v1.VirtualMachineInstance, targetPod string) {
+	c.inFlight.start(key, vmi.Status.NodeName)
 	source, _ := c.sourcePod(vmi)
 	m.Status.MigrationState = &v1.VirtualMachineInstanceMigrationState{
-		MigrationUID: m.UID, SourceNode: vmi.Status.NodeName, SourcePod: source, TargetPod: pod.Name,
+		MigrationUID: m.UID, SourceNode: vmi.Status.NodeName, SourcePod: source, TargetPod: targetPod,
 	}
-	return nil
 }
 
 // sourcePod is the name of the instance's launcher pod on its node.

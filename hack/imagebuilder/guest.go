@@ -113,6 +113,7 @@ func (b *Builder) testguestInitramfs(moduleDir, version, busybox string) ([]byte
 		{filepath.Join(dir, "poweroff.cgi"), "www/cgi-bin/poweroff"},
 		{filepath.Join(dir, "lookup.cgi"), "www/cgi-bin/lookup"},
 		{filepath.Join(dir, "bytes.cgi"), "www/cgi-bin/bytes"},
+		{filepath.Join(dir, "uptime.cgi"), "www/cgi-bin/uptime"},
 	} {
 		if err := fs.file(f.local, f.path, 0o755); err != nil {
 			return nil, err

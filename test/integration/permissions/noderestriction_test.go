@@ -109,6 +109,42 @@ func TestVirtHandlerWritesOnlyItsNodesInstances(t *testing.T) {
 	_, err = handler.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, moved, metav1.UpdateOptions{})
 	expectRefused(t, "moving its instance to node-b", err, `virt-handler of node node-a may not move an instance to node "node-b"`)
 
+	// An instance of node-b migrating to node-a: node-a's handler reports the target's part of
+	// the migration state, and nothing else.
+	incoming := instanceOn(t, ns, "to-a", "node-b")
+	incoming.Status.MigrationState = &v1.VirtualMachineInstanceMigrationState{MigrationUID: "m1", SourceNode: "node-b", TargetNode: "node-a", TargetPod: "p"}
+	if incoming, err = virt.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, incoming, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what    string
+		change  func(*v1.VirtualMachineInstanceStatus)
+		refused string
+	}{
+		{"the target's address", func(s *v1.VirtualMachineInstanceStatus) {
+			s.MigrationState.TargetNodeAddress, s.MigrationState.TargetDirectMigrationNodePorts = "10.0.0.1", map[string]int{"4000": 0}
+		}, ""},
+		{"the domain's arrival", func(s *v1.VirtualMachineInstanceStatus) {
+			s.MigrationState.TargetNodeDomainDetected, s.MigrationState.TargetNodeDomainReadyTimestamp = true, &metav1.Time{Time: time.Now()}
+		}, ""},
+		{"the end of the migration", func(s *v1.VirtualMachineInstanceStatus) { s.MigrationState.Completed = true }, "only the target fields"},
+		{"the instance's reason", func(s *v1.VirtualMachineInstanceStatus) { s.Reason = "hijacked" }, "only the target fields"},
+		{"the instance's node", func(s *v1.VirtualMachineInstanceStatus) { s.NodeName = "node-a" }, "may write only instances on that node"},
+	} {
+		fresh, err := handler.KubevirtV1().VirtualMachineInstances(ns).Get(ctx, incoming.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.change(&fresh.Status)
+		_, err = handler.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
+		if tc.refused == "" && err != nil {
+			t.Errorf("migration target writing %s: %v", tc.what, err)
+		}
+		if tc.refused != "" {
+			expectRefused(t, "migration target writing "+tc.what, err, tc.refused)
+		}
+	}
+
 	_, err = handler.KubevirtV1().VirtualMachineInstances(ns).Update(ctx, moved, metav1.UpdateOptions{})
 	if !apierrors.IsForbidden(err) {
 		t.Errorf("update of the instance itself: %v, want forbidden by RBAC", err)

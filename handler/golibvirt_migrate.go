@@ -1,0 +1,50 @@
+package handler
+
+import (
+	"time"
+
+	"github.com/digitalocean/go-libvirt"
+)
+
+// MigrationParams say where a live migration sends the domain: the target's libvirt (a
+// qemu+unix URI on the source pod's proxy socket) and the unix sockets for QEMU's memory stream
+// and, for block migration, its disks (NBD). Each path is the same in both launcher pods.
+type MigrationParams struct {
+	DestURI, MemoryURI, DisksURI string
+	// Block copies the instance's local disks with the memory (NON_SHARED_INC: the target's
+	// overlays back onto the same containerDisk images, so only what the guest wrote moves).
+	Block bool
+	// Timeout bounds the whole copy: on expiry the call returns and the caller aborts the job.
+	Timeout time.Duration
+}
+
+// migrationFlags: live, peer to peer (the source's libvirtd talks to the target's through the
+// proxy), the domain defined on the target and gone from the source once it runs there, and
+// QEMU throttling a guest that dirties memory faster than it can be sent.
+const migrationFlags = libvirt.MigrateLive | libvirt.MigratePeer2peer | libvirt.MigratePersistDest |
+	libvirt.MigrateUndefineSource | libvirt.MigrateAutoConverge
+
+// MigrateDomain runs virDomainMigratePerform3Params, which returns once the guest runs on the
+// target (or the migration failed). Closing the connection on timeout does not stop libvirt's
+// job: the caller aborts it (AbortJob) on a connection of its own.
+func (g *goLibvirt) MigrateDomain(name string, p MigrationParams) error {
+	return g.call("migrating the domain", p.Timeout, func() error {
+		dom, err := g.l.DomainLookupByName(name)
+		if err != nil {
+			return err
+		}
+		params := []libvirt.TypedParam{{Field: libvirt.MigrateParamURI, Value: *libvirt.NewTypedParamValueString(p.MemoryURI)}}
+		flags := migrationFlags
+		if p.Block {
+			params = append(params, libvirt.TypedParam{Field: libvirt.MigrateParamDisksURI, Value: *libvirt.NewTypedParamValueString(p.DisksURI)})
+			flags |= libvirt.MigrateNonSharedInc
+		}
+		_, err = g.l.DomainMigratePerform3Params(dom, libvirt.OptString{p.DestURI}, params, nil, flags)
+		return err
+	})
+}
+
+// AbortJob cancels the domain's running job (virDomainAbortJob), such as an outgoing migration.
+func (g *goLibvirt) AbortJob(name string) error {
+	return g.onDomain("aborting the domain's job", name, g.l.DomainAbortJob)
+}
