@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/pkg/component"
 	"github.com/vmctl/vmctl/pkg/instancetype"
@@ -34,6 +35,7 @@ func main() {
 	handlerCA := pflag.String("handler-ca-secret", "virt-handler-ca", "Secret holding the CA of the mutual TLS with virt-handler (read by virt-api only)")
 	handlerCerts := pflag.String("handler-certs-secret", "virt-handler-certs", "Secret virt-handler reads its stream server's certificates from")
 	webhookAddr := pflag.String("webhook-addr", ":8444", "address of the admission webhooks (TLS)")
+	evictionStrategy := pflag.String("eviction-strategy", string(v1.EvictionStrategyNone), "the cluster's evictionStrategy for instances that name none: None, LiveMigrate or External (KubeVirt's spec.configuration.evictionStrategy)")
 	certCheck := pflag.Duration("cert-check-period", time.Hour, "how often certificates are checked for renewal")
 	limits := admission.DefaultLimits()
 	webhook.AddFlags(pflag.CommandLine, &limits) // --max-empty-disk-capacity
@@ -42,11 +44,17 @@ func main() {
 	component.ParseFlags()
 	certDir := opts.SecureServing.ServerCert.CertDirectory
 	hc := &certs.HandlerCerts{Namespace: *namespace, CASecret: *handlerCA, ServerSecret: *handlerCerts}
-	component.Exit(run(component.SignalContext(), opts, limits, *namespace, *service, *secret, certDir, *webhookAddr, *certCheck, hc))
+	switch v1.EvictionStrategy(*evictionStrategy) {
+	case v1.EvictionStrategyNone, v1.EvictionStrategyLiveMigrate, v1.EvictionStrategyExternal:
+	default:
+		component.Exit(fmt.Errorf("--eviction-strategy %q: want None, LiveMigrate or External", *evictionStrategy))
+	}
+	evictions := &webhook.Evictions{Default: v1.EvictionStrategy(*evictionStrategy)}
+	component.Exit(run(component.SignalContext(), opts, limits, *namespace, *service, *secret, certDir, *webhookAddr, *certCheck, hc, evictions))
 }
 
 func run(ctx context.Context, opts *server.Options, limits admission.Limits, namespace, service, secret, certDir, webhookAddr string,
-	certCheck time.Duration, handlerCerts *certs.HandlerCerts) error {
+	certCheck time.Duration, handlerCerts *certs.HandlerCerts, evictions *webhook.Evictions) error {
 	cfg, err := rest.InClusterConfig()
 	if err != nil {
 		return fmt.Errorf("in-cluster config: %w", err)
@@ -90,7 +98,8 @@ func run(ctx context.Context, opts *server.Options, limits admission.Limits, nam
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { certMgr.Run(ctx, certCheck); return nil })
 	g.Go(func() error { handlerCerts.Run(ctx, certCheck); return nil })
-	g.Go(func() error { return webhook.Serve(ctx, webhookAddr, certMgr.GetCertificate, limits) })
+	evictions.Kube, evictions.Virt = kube, versioned.NewForConfigOrDie(cfg)
+	g.Go(func() error { return webhook.Serve(ctx, webhookAddr, certMgr.GetCertificate, limits, evictions) })
 	g.Go(func() error { return apiServer.PrepareRun().RunWithContext(ctx) })
 	return g.Wait()
 }

@@ -1,7 +1,7 @@
 // Package manager runs virt-controller's controllers over one set of shared informers: the
 // VirtualMachine, VirtualMachineInstance and VirtualMachineInstanceReplicaSet controllers
 // (the first also reading instance types, preferences and their ControllerRevisions), the
-// migration controller, the node controller over the handlers' heartbeats, and the disruption
+// migration and evacuation controllers, the node controller over the handlers' heartbeats, and the disruption
 // budget controller over instances whose launcher pods a drain must not evict.
 // cmd/virt-controller wraps it in leader election; integration tests run it directly.
 package manager
@@ -31,6 +31,7 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned/scheme"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions"
 	"github.com/vmctl/vmctl/controller/disruption"
+	"github.com/vmctl/vmctl/controller/evacuation"
 	"github.com/vmctl/vmctl/controller/metrics"
 	"github.com/vmctl/vmctl/controller/migration"
 	"github.com/vmctl/vmctl/controller/node"
@@ -136,6 +137,10 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	if err != nil {
 		return nil, fmt.Errorf("migration controller: %w", err)
 	}
+	evacuationController, err := evacuation.New(virt, vmis, migrations, recorder)
+	if err != nil {
+		return nil, fmt.Errorf("evacuation controller: %w", err)
+	}
 	rsController, err := replicaset.New(virt, rss, vmis, recorder)
 	if err != nil {
 		return nil, fmt.Errorf("replica set controller: %w", err)
@@ -150,7 +155,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	if err != nil {
 		return nil, fmt.Errorf("disruption budget controller: %w", err)
 	}
-	m.runners = []runner{vmController, vmiController, rsController, nodeController, disruptionController, migrationController}
+	m.runners = []runner{vmController, vmiController, rsController, nodeController, disruptionController, migrationController, evacuationController}
 	m.metrics = &metrics.Collector{VMIs: vmis.Lister(), VMs: vms.Lister(), Synced: m.synced.Load, Leading: m.leading.Load, Ready: m.Ready,
 		Types: instancetype.ListerGetter{Instancetypes: types.Instancetypes.Lister(), ClusterInstancetypes: types.ClusterInstancetypes.Lister(),
 			Preferences: types.Preferences.Lister(), ClusterPreferences: types.ClusterPreferences.Lister()}}

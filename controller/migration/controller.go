@@ -84,14 +84,15 @@ func New(kube kubernetes.Interface, virt versioned.Interface, migrations informe
 	if err != nil {
 		return nil, err
 	}
-	if err := migrations.Informer().AddIndexers(cache.Indexers{vmiIndex: indexByVMI}); err != nil {
+	byVMI, err := IndexByVMI(migrations.Informer())
+	if err != nil {
 		return nil, err
 	}
 	c := &Controller{
 		kube:         kube,
 		virt:         virt,
 		migrations:   migrations.Lister(),
-		byVMI:        migrations.Informer().GetIndexer(),
+		byVMI:        byVMI,
 		vmiLister:    vmis.Lister(),
 		launchers:    launchers,
 		synced:       []cache.InformerSynced{migrations.Informer().HasSynced, vmis.Informer().HasSynced, pods.Informer().HasSynced},
@@ -167,8 +168,7 @@ func (c *Controller) enqueueForVMI(obj any) {
 	if !ok {
 		return
 	}
-	ms, _ := c.byVMI.ByIndex(vmiIndex, vmi.Namespace+"/"+vmi.Name)
-	for _, m := range ms {
+	for _, m := range Of(c.byVMI, vmi.Namespace+"/"+vmi.Name) {
 		c.enqueue(m)
 	}
 }
@@ -194,11 +194,30 @@ func targetPodKey(obj any) (string, bool) {
 
 const vmiIndex = "migration.vmi"
 
-// indexByVMI indexes migrations by the instance they move.
-func indexByVMI(obj any) ([]string, error) {
-	m, ok := obj.(*v1.VirtualMachineInstanceMigration)
-	if !ok {
-		return nil, nil
+// IndexByVMI indexes a migration informer that has not started by the instance each migration
+// moves (key namespace/name), for Of; controllers sharing the informer may each call it.
+func IndexByVMI(informer cache.SharedIndexInformer) (cache.Indexer, error) {
+	if _, ok := informer.GetIndexer().GetIndexers()[vmiIndex]; !ok {
+		err := informer.AddIndexers(cache.Indexers{vmiIndex: func(obj any) ([]string, error) {
+			m, ok := obj.(*v1.VirtualMachineInstanceMigration)
+			if !ok {
+				return nil, nil
+			}
+			return []string{m.Namespace + "/" + m.Spec.VMIName}, nil
+		}})
+		if err != nil {
+			return nil, err
+		}
 	}
-	return []string{m.Namespace + "/" + m.Spec.VMIName}, nil
+	return informer.GetIndexer(), nil
+}
+
+// Of are the migrations of the instance of key (namespace/name) in an IndexByVMI indexer.
+func Of(byVMI cache.Indexer, key string) []*v1.VirtualMachineInstanceMigration {
+	objs, _ := byVMI.ByIndex(vmiIndex, key)
+	out := make([]*v1.VirtualMachineInstanceMigration, 0, len(objs))
+	for _, obj := range objs {
+		out = append(out, obj.(*v1.VirtualMachineInstanceMigration))
+	}
+	return out
 }

@@ -119,12 +119,10 @@ func (c *Controller) mayStart(m *v1.VirtualMachineInstanceMigration, vmi *v1.Vir
 	if vmi.Status.Phase != v1.Running {
 		return false // it may still start; one that ends fails the migration
 	}
-	if s := vmi.Status.MigrationState; s != nil && s.MigrationUID != m.UID && !s.Completed {
-		return false
+	if s := vmi.Status.MigrationState; s != nil && s.MigrationUID != m.UID && (!s.Completed || !s.Failed && s.TargetNode != vmi.Status.NodeName) {
+		return false // another is in flight, or has moved the instance and its node is not recorded yet
 	}
-	siblings, _ := c.byVMI.ByIndex(vmiIndex, m.Namespace+"/"+m.Spec.VMIName)
-	for _, obj := range siblings {
-		o := obj.(*v1.VirtualMachineInstanceMigration)
+	for _, o := range Of(c.byVMI, m.Namespace+"/"+m.Spec.VMIName) {
 		if o.UID == m.UID || o.Status.Phase.IsFinal() || o.DeletionTimestamp != nil {
 			continue
 		}

@@ -221,6 +221,9 @@ func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualM
 	if m := s.MigrationState; m != nil && m.Completed && !m.Failed && m.TargetNode != "" {
 		s.NodeName = m.TargetNode // the guest moved: the target's handler follows it now
 	}
+	if s.EvacuationNodeName != "" && s.EvacuationNodeName != s.NodeName {
+		s.EvacuationNodeName = "" // evacuated
+	}
 	active := map[types.UID]string{}
 	for _, p := range pods {
 		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {

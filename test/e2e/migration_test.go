@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/test/e2e/framework"
@@ -136,11 +138,15 @@ func TestMigrateMovesARunningGuestWithoutAReboot(t *testing.T) {
 		}
 		return true, nil
 	})
-	// Long enough after the switch for the Service to follow the guest.
-	f.Eventually(time.Minute, "the moved guest to answer through its Service", func(ctx context.Context) (bool, error) {
-		_, err := get(ctx, uptimeURL)
-		return err == nil, err
+	// Until the source pod has ended the Service still lists it: keep the client going.
+	f.Eventually(time.Minute, "the source launcher pod to end", func(ctx context.Context) (bool, error) {
+		p, err := f.Kube.CoreV1().Pods(f.Namespace).Get(ctx, sourcePod.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return err == nil && p.Status.Phase == corev1.PodSucceeded, err
 	})
+	time.Sleep(3 * time.Second)
 	close(stop)
 	outage := <-longest
 	t.Logf("longest pause of the Service during the migration: %s", outage)
@@ -156,10 +162,11 @@ func TestMigrateMovesARunningGuestWithoutAReboot(t *testing.T) {
 	if s == nil || !s.Completed || s.Failed || s.StartTimestamp == nil || s.EndTimestamp == nil || s.TargetNode != after.Status.NodeName {
 		t.Fatalf("migration state %+v, want completed to %s with timestamps", s, after.Status.NodeName)
 	}
-	body, err := get(f.Context(), uptimeURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var body string
+	f.Eventually(time.Minute, "the moved guest to answer through its Service", func(ctx context.Context) (bool, error) {
+		body, err = get(ctx, uptimeURL)
+		return err == nil, err
+	})
 	var bootAfter string
 	var upAfter float64
 	if _, err := fmt.Sscan(body, &bootAfter, &upAfter); err != nil || bootAfter != bootID || upAfter <= upBefore {
@@ -169,13 +176,6 @@ func TestMigrateMovesARunningGuestWithoutAReboot(t *testing.T) {
 	if strings.Contains(console, framework.GuestMarker) || !strings.Contains(console, "VMCTL-TICK") {
 		t.Errorf("the target's console shows a boot or no tick:\n%s", console)
 	}
-	f.Eventually(time.Minute, "the source launcher pod to end", func(ctx context.Context) (bool, error) {
-		p, err := f.Kube.CoreV1().Pods(f.Namespace).Get(ctx, sourcePod.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return true, nil
-		}
-		return err == nil && p.Status.Phase == corev1.PodSucceeded, err
-	})
 	f.WaitVMStatus("mover", v1.VirtualMachineStatusRunning, time.Minute)
 }
 
@@ -201,4 +201,106 @@ func longestOutage(ctx context.Context, url string, stop <-chan struct{}) time.D
 		}
 	}
 	return longest
+}
+
+// TestDrainLiveMigratesTheNodesVMs: three VMs with evictionStrategy LiveMigrate run on one
+// node; kubectl drain of that node refuses their launcher pods' evictions while it migrates
+// them to the other node (at most two leaving the node at once, virt-controller's limit), and
+// completes once they left. None is rebooted.
+func TestDrainLiveMigratesTheNodesVMs(t *testing.T) {
+	f := framework.New(t)
+	nodes := f.RealNodes(2)
+	drained, kept := nodes[len(nodes)-1].Name, nodes[0].Name
+	t.Cleanup(func() {
+		f.Kubectl("uncordon", kept)
+		f.Kubectl("uncordon", drained)
+	})
+	f.Kubectl("cordon", kept) // every VM on the node to drain
+	names := []string{"mover-a", "mover-b", "mover-c"}
+	for _, name := range names {
+		vm := framework.TestGuestVM(name, v1.RunStrategyAlways)
+		vm.Spec.Template.Spec.EvictionStrategy = ptr.To(v1.EvictionStrategyLiveMigrate)
+		f.CreateVM(vm)
+	}
+	boots := map[string]string{}
+	uids := map[string]types.UID{}
+	for _, name := range names {
+		f.WaitVMReady(name, bootTimeout)
+		vmi := f.WaitVMIPhase(name, v1.Running, time.Minute)
+		if vmi.Status.NodeName != drained {
+			t.Fatalf("%s runs on %s, want %s", name, vmi.Status.NodeName, drained)
+		}
+		uids[name] = vmi.UID
+		boots[name] = guestBoot(t, f, vmi)
+	}
+	f.Kubectl("uncordon", kept)
+
+	out := f.Kubectl("drain", drained, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=10m")
+	t.Logf("kubectl drain:\n%s", out)
+
+	list, err := f.Virt.KubevirtV1().VirtualMachineInstanceMigrations(f.Namespace).List(f.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spans [][2]time.Time
+	for _, m := range list.Items {
+		if m.Status.Phase != v1.MigrationSucceeded {
+			t.Errorf("migration %s of %s: %s %+v", m.Name, m.Spec.VMIName, m.Status.Phase, m.Status.MigrationState)
+		}
+		var start, end time.Time
+		for _, ts := range m.Status.PhaseTransitionTimestamps {
+			switch ts.Phase {
+			case v1.MigrationScheduling:
+				start = ts.PhaseTransitionTimestamp.Time
+			case v1.MigrationSucceeded, v1.MigrationFailed:
+				end = ts.PhaseTransitionTimestamp.Time
+			}
+		}
+		spans = append(spans, [2]time.Time{start, end})
+	}
+	if most := mostAtOnce(spans); most > 2 {
+		t.Errorf("%d migrations left %s at once, want at most 2", most, drained)
+	}
+	for _, name := range names {
+		vmi := f.WaitVMIPhase(name, v1.Running, time.Minute)
+		if vmi.UID != uids[name] || vmi.Status.NodeName != kept {
+			t.Errorf("%s: instance %s on %s after the drain, want %s on %s", name, vmi.UID, vmi.Status.NodeName, uids[name], kept)
+		}
+		if boot := guestBoot(t, f, vmi); boot != boots[name] {
+			t.Errorf("%s rebooted: boot %s, was %s", name, boot, boots[name])
+		}
+	}
+}
+
+// guestBoot is the boot ID the guest of a running instance reports on its pod IP.
+func guestBoot(t *testing.T, f *framework.Framework, vmi *v1.VirtualMachineInstance) string {
+	t.Helper()
+	var boot string
+	f.Eventually(time.Minute, "the boot ID of "+vmi.Name, func(ctx context.Context) (bool, error) {
+		fresh, err := f.Virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).Get(ctx, vmi.Name, metav1.GetOptions{})
+		if err != nil || len(fresh.Status.Interfaces) == 0 {
+			return false, fmt.Errorf("no address yet: %v", err)
+		}
+		body, err := get(ctx, "http://"+fresh.Status.Interfaces[0].IP+"/cgi-bin/uptime")
+		if err == nil {
+			_, err = fmt.Sscan(body, &boot)
+		}
+		return err == nil, err
+	})
+	return boot
+}
+
+// mostAtOnce is the largest number of spans that overlap.
+func mostAtOnce(spans [][2]time.Time) int {
+	most := 0
+	for _, s := range spans {
+		n := 0
+		for _, o := range spans {
+			if o[0].Before(s[1]) && s[0].Before(o[1]) || o == s {
+				n++
+			}
+		}
+		most = max(most, n)
+	}
+	return most
 }

@@ -16,7 +16,6 @@ const (
 	needsSRIOV        = "needs SR-IOV devices and Multus, which this cluster does not have"
 	needsDevicePlugin = "needs a device plugin that offers this device, which this cluster does not have"
 	needsGuestAgent   = "needs the QEMU guest agent, which this platform does not run; use httpGet or tcpSocket"
-	needsMigration    = "needs live migration, which this platform does not offer yet; use None or External"
 	needsCPUManager   = "needs dedicated CPUs (the kubelet's static CPU manager policy), which this platform does not configure"
 	removedBinding    = "was removed in KubeVirt 1.3; use masquerade or bridge"
 	needsBindingPlug  = "needs a network binding plugin, which this cluster does not have; use masquerade or bridge"
@@ -79,9 +78,6 @@ func unsupported(path *field.Path, spec *v1.VirtualMachineInstanceSpec) field.Er
 	}
 	if len(spec.ResourceClaims) > 0 {
 		forbid(path.Child("resourceClaims"), "DRA devices "+needsDevicePlugin)
-	}
-	if s := spec.EvictionStrategy; s != nil && *s == v1.EvictionStrategyLiveMigrate {
-		forbid(path.Child("evictionStrategy"), needsMigration)
 	}
 	return errs
 }

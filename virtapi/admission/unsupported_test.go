@@ -45,7 +45,7 @@ func TestUnsupportedNamesTheMissingComponent(t *testing.T) {
 		{"guest agent ping", "spec.livenessProbe.guestAgentPing", "guest agent", func(s *v1.VirtualMachineInstanceSpec) {
 			s.LivenessProbe = &v1.Probe{Handler: v1.Handler{GuestAgentPing: &v1.GuestAgentPing{}}}
 		}},
-		{"live migration", "spec.evictionStrategy", "live migration", func(s *v1.VirtualMachineInstanceSpec) {
+		{"eviction by live migration is fine", "", "", func(s *v1.VirtualMachineInstanceSpec) {
 			s.EvictionStrategy = ptr.To(v1.EvictionStrategyLiveMigrate)
 		}},
 		{"eviction None is fine", "", "", func(s *v1.VirtualMachineInstanceSpec) { s.EvictionStrategy = ptr.To(v1.EvictionStrategyNone) }},

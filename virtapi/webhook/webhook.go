@@ -1,6 +1,7 @@
 // Package webhook serves virt-api's admission webhooks over TLS: /validate-<resource> and
 // /mutate-<resource> for virtualmachines, virtualmachineinstances and
-// virtualmachineinstancereplicasets, each a thin HTTP layer over package admission.
+// virtualmachineinstancereplicasets, each a thin HTTP layer over package admission, and
+// /validate-pods-eviction, which turns a drain's eviction of a launcher pod into a migration.
 package webhook
 
 import (
@@ -24,8 +25,9 @@ import (
 // maxBody bounds a review: the apiserver limits objects to ~3 MiB.
 const maxBody = 6 << 20
 
-// Handler is the webhooks' mux; validation holds specs to limits.
-func Handler(limits admission.Limits) http.Handler {
+// Handler is the webhooks' mux; validation holds specs to limits; evictions intercepts the
+// evictions of launcher pods (/validate-pods-eviction) when not nil.
+func Handler(limits admission.Limits, evictions *Evictions) http.Handler {
 	mux := http.NewServeMux()
 	validate := func(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 		return admission.Validate(req, limits)
@@ -33,6 +35,9 @@ func Handler(limits admission.Limits) http.Handler {
 	for _, r := range []string{admission.VirtualMachines, admission.VirtualMachineInstances, admission.ReplicaSets} {
 		mux.Handle("/validate-"+r, review(validate))
 		mux.Handle("/mutate-"+r, review(admission.Mutate))
+	}
+	if evictions != nil {
+		mux.Handle("/validate-pods-eviction", review(evictions.review))
 	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	return mux
@@ -86,10 +91,10 @@ func (q *quantityFlag) Set(s string) error {
 
 // Serve serves Handler(limits) on addr with the certificate getCert returns (rotated by the
 // caller) until ctx ends.
-func Serve(ctx context.Context, addr string, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error), limits admission.Limits) error {
+func Serve(ctx context.Context, addr string, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error), limits admission.Limits, evictions *Evictions) error {
 	srv := &http.Server{
 		Addr:              addr,
-		Handler:           Handler(limits),
+		Handler:           Handler(limits, evictions),
 		TLSConfig:         &tls.Config{GetCertificate: getCert, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: 10 * time.Second,
 	}

@@ -19,7 +19,7 @@ func TestReviewRoundTrip(t *testing.T) {
 "resource":{"group":"kubevirt.io","version":"v1","resource":"virtualmachineinstances"},"name":"x",
 "object":{"metadata":{"name":"x"},"spec":{"domain":{"devices":{}}}}}}`
 	rec := httptest.NewRecorder()
-	Handler(admission.DefaultLimits()).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/validate-virtualmachineinstances", bytes.NewBufferString(body)))
+	Handler(admission.DefaultLimits(), nil).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/validate-virtualmachineinstances", bytes.NewBufferString(body)))
 	var out admissionv1.AdmissionReview
 	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestReviewRoundTrip(t *testing.T) {
 		t.Fatalf("response %s", rec.Body.String())
 	}
 	rec = httptest.NewRecorder()
-	Handler(admission.DefaultLimits()).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mutate-virtualmachineinstances", bytes.NewBufferString("{")))
+	Handler(admission.DefaultLimits(), nil).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mutate-virtualmachineinstances", bytes.NewBufferString("{")))
 	if rec.Code != http.StatusBadRequest {
 		t.Fatalf("garbage: %d", rec.Code)
 	}

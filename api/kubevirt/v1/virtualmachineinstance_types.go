@@ -93,9 +93,10 @@ type VirtualMachineInstanceSpec struct {
 	SchedulerName string `json:"schedulerName,omitempty"`
 	// +optional
 	TopologySpreadConstraints []k8sv1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
-	// EvictionStrategy is what a node drain does: None (the default here) lets the pod be
-	// evicted, External leaves it to another controller; LiveMigrate and
-	// LiveMigrateIfPossible need live migration, which this platform does not offer yet.
+	// EvictionStrategy is what a node drain does: None (the default here, or virt-api's
+	// --eviction-strategy) lets the pod be evicted and the guest stop, LiveMigrate migrates the
+	// instance to another node instead, LiveMigrateIfPossible does so unless the instance
+	// reports LiveMigratable False, External leaves it to another controller.
 	// +kubebuilder:validation:Enum=None;LiveMigrate;LiveMigrateIfPossible;External
 	// +optional
 	EvictionStrategy *EvictionStrategy `json:"evictionStrategy,omitempty"`

@@ -68,7 +68,7 @@ func startWebhooks() error {
 	addr := ln.Addr().String()
 	ln.Close()
 	getCert := func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &pair, nil }
-	go func() { _ = webhook.Serve(context.Background(), addr, getCert, admission.DefaultLimits()) }()
+	go func() { _ = webhook.Serve(context.Background(), addr, getCert, admission.DefaultLimits(), nil) }()
 	_, port, _ := net.SplitHostPort(addr)
 	webhookURL, caBundle = "https://localhost:"+port, b.CABundle
 	return nil

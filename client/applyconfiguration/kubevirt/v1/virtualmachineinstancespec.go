@@ -53,9 +53,10 @@ type VirtualMachineInstanceSpecApplyConfiguration struct {
 	PriorityClassName         *string                           `json:"priorityClassName,omitempty"`
 	SchedulerName             *string                           `json:"schedulerName,omitempty"`
 	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
-	// EvictionStrategy is what a node drain does: None (the default here) lets the pod be
-	// evicted, External leaves it to another controller; LiveMigrate and
-	// LiveMigrateIfPossible need live migration, which this platform does not offer yet.
+	// EvictionStrategy is what a node drain does: None (the default here, or virt-api's
+	// --eviction-strategy) lets the pod be evicted and the guest stop, LiveMigrate migrates the
+	// instance to another node instead, LiveMigrateIfPossible does so unless the instance
+	// reports LiveMigratable False, External leaves it to another controller.
 	EvictionStrategy *kubevirtv1.EvictionStrategy `json:"evictionStrategy,omitempty"`
 	// StartStrategy Paused starts the guest paused; virtctl unpause lets it run.
 	StartStrategy *kubevirtv1.StartStrategy `json:"startStrategy,omitempty"`
