@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/digitalocean/go-libvirt"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -80,17 +81,19 @@ func (c *Controller) sending(vmi *v1.VirtualMachineInstance) bool {
 // while libvirt's answer to the migration was lost.
 const targetReportWait = 30 * time.Second
 
-// domainLeft says whether the instance's domain is no longer in the source pod's libvirt.
-func (c *Controller) domainLeft(key string, vmi *v1.VirtualMachineInstance, pod *corev1.Pod) bool {
-	if pod == nil {
+// domainStillHere says whether the instance's domain still runs or is paused in the source
+// pod's libvirt, as after a failed migration; false when it left or libvirt cannot be reached
+// (the source launcher exits once its domain migrated away).
+func (c *Controller) domainStillHere(key string, vmi *v1.VirtualMachineInstance, pod *corev1.Pod) bool {
+	if pod == nil || pod.Status.Phase != corev1.PodRunning {
 		return false
 	}
 	lv, err := c.conns.get(key, pod.UID, DomainName(vmi), PrivateDir(c.opts.KubeletRoot, pod.UID))
 	if err != nil {
 		return false
 	}
-	_, err = lv.DomainState(DomainName(vmi))
-	return IsDomainNotFound(err)
+	st, err := lv.DomainState(DomainName(vmi))
+	return err == nil && (st.State == libvirt.DomainRunning || st.State == libvirt.DomainPaused)
 }
 
 // movedAway says whether the instance's guest left this node by a migration that succeeded:
@@ -115,8 +118,10 @@ func (c *Controller) syncSource(ctx context.Context, key string, cached *v1.Virt
 	case ob == nil:
 		// This handler restarted while the memory was being copied: its call is gone.
 		return c.endMigration(ctx, key, cached, errors.New("virt-handler restarted while the migration ran"))
-	case ob.finished() && ob.err != nil && c.domainLeft(key, cached, pod):
-		// libvirt's answer was lost, but the domain left: the target's report decides.
+	case ob.finished() && ob.err != nil && !c.domainStillHere(key, cached, pod):
+		// libvirt's answer was lost (the source launcher exits as soon as its domain left,
+		// which can cut the call short): the target's report decides. Its domain runs only
+		// once the migration completed.
 		if s.TargetNodeDomainDetected {
 			return c.endMigration(ctx, key, cached, nil)
 		}
