@@ -21,6 +21,7 @@ type fakeLibvirt struct {
 	mu       sync.Mutex
 	domains  map[string]*fakeDomain
 	defines  int
+	aborts   int
 	starts   int
 	startErr error
 	stateErr error
@@ -162,7 +163,12 @@ func (f *fakeLibvirt) MigrateDomain(name string, p MigrationParams) error {
 	return errors.New("not faked")
 }
 
-func (f *fakeLibvirt) AbortJob(name string) error { return nil }
+func (f *fakeLibvirt) AbortJob(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.aborts++
+	return nil
+}
 
 // fakePeerPID is the fake libvirtd's process.
 const fakePeerPID = 4242

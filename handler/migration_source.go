@@ -63,7 +63,7 @@ func (ob *outbound) finished() bool {
 
 // closeOutbound stops key's migration out: its proxy; the copy ends with it.
 func (c *Controller) closeOutbound(key string) {
-	if ob, ok := c.outbound.take(key, func(*outbound) bool { return false }); ok {
+	if ob, ok := c.outbound.take(key, func(*outbound) bool { return false }); ok && ob.proxy != nil {
 		_ = ob.proxy.Close()
 	}
 }
@@ -112,12 +112,14 @@ func (c *Controller) syncSource(ctx context.Context, key string, cached *v1.Virt
 		c.abort(key, DomainName(cached), pod, ob)
 		ob = nil
 	}
+	if ob == nil && s.StartTimestamp != nil {
+		ob = c.recoverOutbound(key, cached, pod)
+	}
 	switch {
-	case ob == nil && s.StartTimestamp == nil:
-		return c.startMigration(ctx, key, cached, pod)
+	case ob == nil && s.AbortRequested:
+		return c.endMigration(ctx, key, cached, errors.New("aborted before the copy started"))
 	case ob == nil:
-		// This handler restarted while the memory was being copied: its call is gone.
-		return c.endMigration(ctx, key, cached, errors.New("virt-handler restarted while the migration ran"))
+		return c.startMigration(ctx, key, cached, pod)
 	case ob.finished() && ob.err != nil && !c.domainStillHere(key, cached, pod):
 		// libvirt's answer was lost (the source launcher exits as soon as its domain left,
 		// which can cut the call short): the target's report decides. Its domain runs only
@@ -136,6 +138,23 @@ func (c *Controller) syncSource(ctx context.Context, key string, cached *v1.Virt
 		c.abort(key, DomainName(cached), pod, ob)
 	}
 	return nil
+}
+
+// recoverOutbound stands for a copy this handler started before it restarted: the call and
+// the proxy died with the old process, so libvirt's job fails, and is aborted here in case it
+// lingers. The copy is then decided as one whose answer was lost: by where the domain is.
+func (c *Controller) recoverOutbound(key string, vmi *v1.VirtualMachineInstance, pod *corev1.Pod) *outbound {
+	ob := &outbound{uid: vmi.Status.MigrationState.MigrationUID, done: make(chan struct{}),
+		err: errors.New("virt-handler restarted while the migration ran"), endedAt: time.Now()}
+	close(ob.done)
+	if pod != nil && pod.Status.Phase == corev1.PodRunning {
+		if lv, err := c.conns.get(key, pod.UID, DomainName(vmi), PrivateDir(c.opts.KubeletRoot, pod.UID)); err == nil {
+			err = lv.AbortJob(DomainName(vmi))
+			klog.InfoS("aborted the migration job of the previous virt-handler", "vmi", key, "err", err)
+		}
+	}
+	c.outbound.set(key, ob)
+	return ob
 }
 
 // startMigration opens the proxy out of the source pod, records the start, and runs the copy.
@@ -221,7 +240,9 @@ func (c *Controller) sourceProxy(vmi *v1.VirtualMachineInstance, pod *corev1.Pod
 // not end a job stuck copying disks.
 func (c *Controller) abort(key, name string, pod *corev1.Pod, ob *outbound) {
 	ob.abortMu.Do(func() {
-		_ = ob.proxy.Close()
+		if ob.proxy != nil {
+			_ = ob.proxy.Close()
+		}
 		if pod == nil {
 			return
 		}

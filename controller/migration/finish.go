@@ -15,31 +15,63 @@ import (
 // canceled is the failure reason of a migration deleted before it ended.
 const canceled = "canceled: the migration was deleted"
 
-// finish ends a migration that is over, or deleted (cancelled): unless it succeeded, the
-// instance's migration state says it failed and its target pod is deleted; then the finalizer
-// goes. A cancel while memory is being copied asks the source's handler to abort and waits for
-// its report, so the domain never ends up running on both nodes.
+// ending is what finishing a migration takes first.
+type ending int
+
+const (
+	cleanUp      ending = iota // delete the spare target pods, drop the finalizer
+	endFirst                   // also write the instance's state: failed before any memory moved
+	abortAndWait               // ask the source's handler to abort the copy; its report ends it
+)
+
+// plan says how to end a migration that is over or deleted, from the instance's state (not
+// the migration's phase, which the cache may show behind the handlers), and which target pod
+// the instance now lives in ("" when none). A copy in flight is aborted by the source's
+// handler and waited for, so the domain never ends up running on both nodes; one that
+// completed keeps its target, even when the migration was deleted meanwhile.
+func plan(m *v1.VirtualMachineInstanceMigration, vmi *v1.VirtualMachineInstance) (ending, string) {
+	state := ours(m, vmi)
+	switch {
+	case state != nil && state.Completed && !state.Failed:
+		return cleanUp, state.TargetPod
+	case m.Status.Phase == v1.MigrationSucceeded && m.Status.MigrationState != nil:
+		return cleanUp, m.Status.MigrationState.TargetPod // the instance has moved on since
+	case state == nil || state.Completed:
+		return cleanUp, ""
+	case copying(state) && alive(vmi):
+		return abortAndWait, ""
+	default:
+		// Nothing is copied yet as far as the cache shows; the write of the state conflicts
+		// with a start the cache does not show yet, and is retried.
+		return endFirst, ""
+	}
+}
+
+// copying says whether the source's handler has started copying memory and not reported the end.
+func copying(state *v1.VirtualMachineInstanceMigrationState) bool {
+	return state != nil && state.StartTimestamp != nil && !state.Completed
+}
+
+// alive says whether an instance may still run its guest.
+func alive(vmi *v1.VirtualMachineInstance) bool {
+	return vmi != nil && vmi.DeletionTimestamp == nil && !vmi.Status.Phase.IsFinal()
+}
+
+// finish ends a migration that is over, or deleted (cancelled), as plan says; then the
+// finalizer goes.
 func (c *Controller) finish(ctx context.Context, m *v1.VirtualMachineInstanceMigration, vmi *v1.VirtualMachineInstance, targets []*corev1.Pod) error {
-	deleted := m.DeletionTimestamp != nil
-	if m.Status.Phase == v1.MigrationSucceeded && m.Status.MigrationState != nil {
-		// The instance lives in the target named in the state; any other is a spare.
-		targets = slices.DeleteFunc(targets, func(p *corev1.Pod) bool { return p.Name == m.Status.MigrationState.TargetPod })
-		if err := c.deleteTargets(ctx, targets); err != nil {
+	how, keep := plan(m, vmi)
+	switch how {
+	case abortAndWait:
+		return c.requestAbort(ctx, vmi, ours(m, vmi))
+	case endFirst:
+		if err := c.endState(ctx, m, vmi, m.DeletionTimestamp != nil); err != nil {
 			return err
 		}
 	}
-	if m.Status.Phase != v1.MigrationSucceeded {
-		if state := ours(m, vmi); state != nil && !state.Completed {
-			if deleted && m.Status.Phase == v1.MigrationRunning {
-				return c.requestAbort(ctx, vmi, state)
-			}
-			if err := c.endState(ctx, m, vmi, deleted); err != nil {
-				return err
-			}
-		}
-		if err := c.deleteTargets(ctx, targets); err != nil {
-			return err
-		}
+	targets = slices.DeleteFunc(targets, func(p *corev1.Pod) bool { return p.Name == keep })
+	if err := c.deleteTargets(ctx, targets); err != nil {
+		return err
 	}
 	if !slices.Contains(m.Finalizers, v1.MigrationFinalizer) {
 		return nil

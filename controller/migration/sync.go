@@ -94,6 +94,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		if stepErr = c.handOver(ctx, m, vmi, target, now); stepErr != nil {
 			phase = m.Status.Phase
 		}
+	case phase == v1.MigrationFailed && copying(ours(m, vmi)) && alive(vmi):
+		// Memory is being copied: the source's handler aborts the copy and reports its end,
+		// which fails the migration (or, had it just completed, succeeds it).
+		stepErr = c.requestAbort(ctx, vmi, ours(m, vmi))
+		phase, failure = m.Status.Phase, ""
 	case phase == v1.MigrationFailed:
 		c.recorder.Eventf(m, corev1.EventTypeWarning, FailedMigration, "Migration of %s failed: %s", m.Spec.VMIName, failure)
 	case phase == v1.MigrationSucceeded:
