@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates everything derived from api/ (kubevirt.io/v1, instancetype.kubevirt.io/v1beta1):
+# Regenerates everything derived from api/ (kubevirt.io/v1, instancetype.kubevirt.io/v1beta1, migrations.kubevirt.io/v1alpha1):
 # deepcopy, the typed clientset, listers, informers and apply configurations
 # (k8s.io/code-generator), and the CRDs in crds/ (controller-gen).
 set -euo pipefail
@@ -20,7 +20,7 @@ kube::codegen::gen_client \
   api
 
 hack/build-tools.sh controller-gen >/dev/null
-rm -f crds/kubevirt.io_*.yaml crds/instancetype.kubevirt.io_*.yaml
+rm -f crds/kubevirt.io_*.yaml crds/instancetype.kubevirt.io_*.yaml crds/migrations.kubevirt.io_*.yaml
 "$GOBIN/controller-gen" crd paths=./api/... output:crd:artifacts:config=crds
 # KubeVirt users still apply kubevirt.io/v1alpha3 manifests: serve it with the v1 schema.
 go run ./hack/crd-versions --also-serve v1alpha3 crds/kubevirt.io_*.yaml

@@ -16,13 +16,16 @@ type MigrationParams struct {
 	Block bool
 	// Timeout bounds the whole copy: on expiry the call returns and the caller aborts the job.
 	Timeout time.Duration
+	// BandwidthMiB caps the transfer rate in MiB/s (0: none).
+	BandwidthMiB uint64
+	// AutoConverge lets QEMU throttle a guest that dirties memory faster than it can be sent.
+	AutoConverge bool
 }
 
 // migrationFlags: live, peer to peer (the source's libvirtd talks to the target's through the
-// proxy), the domain defined on the target and gone from the source once it runs there, and
-// QEMU throttling a guest that dirties memory faster than it can be sent.
+// proxy), and the domain defined on the target and gone from the source once it runs there.
 const migrationFlags = libvirt.MigrateLive | libvirt.MigratePeer2peer | libvirt.MigratePersistDest |
-	libvirt.MigrateUndefineSource | libvirt.MigrateAutoConverge
+	libvirt.MigrateUndefineSource
 
 // MigrateDomain runs virDomainMigratePerform3Params, which returns once the guest runs on the
 // target (or the migration failed). Closing the connection on timeout does not stop libvirt's
@@ -35,6 +38,12 @@ func (g *goLibvirt) MigrateDomain(name string, p MigrationParams) error {
 		}
 		params := []libvirt.TypedParam{{Field: libvirt.MigrateParamURI, Value: *libvirt.NewTypedParamValueString(p.MemoryURI)}}
 		flags := migrationFlags
+		if p.AutoConverge {
+			flags |= libvirt.MigrateAutoConverge
+		}
+		if p.BandwidthMiB > 0 {
+			params = append(params, libvirt.TypedParam{Field: libvirt.MigrateParamBandwidth, Value: *libvirt.NewTypedParamValueUllong(p.BandwidthMiB)})
+		}
 		if p.Block {
 			params = append(params, libvirt.TypedParam{Field: libvirt.MigrateParamDisksURI, Value: *libvirt.NewTypedParamValueString(p.DisksURI)})
 			flags |= libvirt.MigrateNonSharedInc

@@ -27,11 +27,14 @@ const (
 	ReasonMigrationFailed = "MigrationFailed"
 )
 
-// migrationTimeout bounds one copy: KubeVirt's completionTimeoutPerGiB (150 s) of the guest's
-// memory, at least that long. QEMU throttles a guest that dirties memory faster than it is sent
-// (auto-converge), so a copy that takes longer is stuck.
+// migrationTimeout bounds one copy: completionTimeoutPerGiB (KubeVirt's default 150 s) of the
+// guest's memory, at least that long. QEMU throttles a guest that dirties memory faster than it
+// is sent (auto-converge), so a copy that takes longer is stuck.
 func migrationTimeout(vmi *v1.VirtualMachineInstance) time.Duration {
-	const perGiB = 150 * time.Second
+	perGiB := 150 * time.Second
+	if c := vmi.Status.MigrationState.MigrationConfiguration; c != nil && c.CompletionTimeoutPerGiB != nil && *c.CompletionTimeoutPerGiB > 0 {
+		perGiB = time.Duration(*c.CompletionTimeoutPerGiB) * time.Second
+	}
 	var bytes int64
 	if m := vmi.Spec.Domain.Memory; m != nil && m.Guest != nil {
 		bytes = m.Guest.Value()
@@ -39,6 +42,20 @@ func migrationTimeout(vmi *v1.VirtualMachineInstance) time.Duration {
 		bytes = q.Value()
 	}
 	return max(perGiB, time.Duration(float64(bytes)/(1<<30)*float64(perGiB)))
+}
+
+// migrationTuning is the rate cap in MiB/s (0: none; a cap under 1 MiB/s rounds up to it,
+// libvirt's unit) and whether QEMU may throttle the guest, from the migration's configuration
+// (auto-converge when it does not say).
+func migrationTuning(vmi *v1.VirtualMachineInstance) (bandwidthMiB uint64, autoConverge bool) {
+	c := vmi.Status.MigrationState.MigrationConfiguration
+	if c == nil {
+		return 0, true
+	}
+	if q := c.BandwidthPerMigration; q != nil && q.Sign() > 0 {
+		bandwidthMiB = max(1, uint64((q.Value()+(1<<20)-1)>>20))
+	}
+	return bandwidthMiB, c.AllowAutoConverge == nil || *c.AllowAutoConverge
 }
 
 // outbound is a migration this node sends: the proxy out of the source pod and the libvirt
@@ -182,9 +199,11 @@ func (c *Controller) startMigration(ctx context.Context, key string, cached *v1.
 		Block:     cached.Status.MigrationMethod == v1.BlockMigration,
 		Timeout:   migrationTimeout(cached),
 	}
+	params.BandwidthMiB, params.AutoConverge = migrationTuning(cached)
 	privateDir := PrivateDir(c.opts.KubeletRoot, pod.UID)
 	name := DomainName(cached)
-	klog.InfoS("migrating", "vmi", key, "migration", s.MigrationUID, "to", s.TargetNode, "block", params.Block)
+	klog.InfoS("migrating", "vmi", key, "migration", s.MigrationUID, "to", s.TargetNode, "block", params.Block,
+		"bandwidthMiB", params.BandwidthMiB, "autoConverge", params.AutoConverge, "timeout", params.Timeout)
 	go func() {
 		defer func() { ob.endedAt = time.Now(); close(ob.done); c.queue.Add(key) }()
 		// A connection of its own: the call blocks for the whole copy.

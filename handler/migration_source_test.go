@@ -3,9 +3,12 @@ package handler
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/digitalocean/go-libvirt"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
@@ -45,6 +48,34 @@ func TestRestartMidCopyDecidesByTheDomain(t *testing.T) {
 			}
 			if f.lv.aborts != 1 {
 				t.Errorf("aborts = %d, want the previous handler's job aborted once", f.lv.aborts)
+			}
+		})
+	}
+}
+
+func TestMigrationTuning(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		config       *v1.MigrationConfiguration
+		wantMiB      uint64
+		wantConverge bool
+		wantTimeout  time.Duration
+	}{
+		{"no configuration: KubeVirt's timeout, auto-converge", nil, 0, true, 150 * time.Second},
+		{"a cap in MiB", &v1.MigrationConfiguration{BandwidthPerMigration: ptr.To(resource.MustParse("8Mi"))}, 8, true, 150 * time.Second},
+		{"a cap under 1 MiB/s rounds up", &v1.MigrationConfiguration{BandwidthPerMigration: ptr.To(resource.MustParse("100Ki"))}, 1, true, 150 * time.Second},
+		{"zero is unlimited", &v1.MigrationConfiguration{BandwidthPerMigration: ptr.To(resource.MustParse("0"))}, 0, true, 150 * time.Second},
+		{"auto-converge off, a shorter timeout", &v1.MigrationConfiguration{AllowAutoConverge: ptr.To(false), CompletionTimeoutPerGiB: ptr.To(int64(40))}, 0, false, 40 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vmi := newInstance()
+			vmi.Status.MigrationState = &v1.VirtualMachineInstanceMigrationState{MigrationConfiguration: tc.config}
+			mib, converge := migrationTuning(vmi)
+			if mib != tc.wantMiB || converge != tc.wantConverge {
+				t.Errorf("tuning = %d MiB/s, auto-converge %v; want %d, %v", mib, converge, tc.wantMiB, tc.wantConverge)
+			}
+			if got := migrationTimeout(vmi); got != tc.wantTimeout {
+				t.Errorf("timeout = %s, want %s", got, tc.wantTimeout)
 			}
 		})
 	}

@@ -15,9 +15,11 @@ package applyconfiguration
 import (
 	v1beta1 "github.com/vmctl/vmctl/api/instancetype/v1beta1"
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	v1alpha1 "github.com/vmctl/vmctl/api/migrations/v1alpha1"
 	instancetypev1beta1 "github.com/vmctl/vmctl/client/applyconfiguration/instancetype/v1beta1"
 	internal "github.com/vmctl/vmctl/client/applyconfiguration/internal"
 	kubevirtv1 "github.com/vmctl/vmctl/client/applyconfiguration/kubevirt/v1"
+	migrationsv1alpha1 "github.com/vmctl/vmctl/client/applyconfiguration/migrations/v1alpha1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
@@ -214,6 +216,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.MachineApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Memory"):
 		return &kubevirtv1.MemoryApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("MigrationConfiguration"):
+		return &kubevirtv1.MigrationConfigurationApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("MultusNetwork"):
 		return &kubevirtv1.MultusNetworkApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Network"):
@@ -330,6 +334,14 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.WatchdogApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("WatchdogDevice"):
 		return &kubevirtv1.WatchdogDeviceApplyConfiguration{}
+
+		// Group=migrations.kubevirt.io, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithKind("MigrationPolicy"):
+		return &migrationsv1alpha1.MigrationPolicyApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("MigrationPolicySpec"):
+		return &migrationsv1alpha1.MigrationPolicySpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("Selectors"):
+		return &migrationsv1alpha1.SelectorsApplyConfiguration{}
 
 	}
 	return nil

@@ -66,7 +66,8 @@ type Manager struct {
 	kubeFactory kubeinformers.SharedInformerFactory
 	// revisionFactory watches only the ControllerRevisions pinning VMs' instance types.
 	revisionFactory kubeinformers.SharedInformerFactory
-	// nodeFactory watches nodes, for their handlers' heartbeats.
+	// nodeFactory watches nodes, for their handlers' heartbeats, and namespaces, whose labels
+	// select MigrationPolicies.
 	nodeFactory kubeinformers.SharedInformerFactory
 	// budgetFactory watches only the PodDisruptionBudgets made for instances.
 	budgetFactory kubeinformers.SharedInformerFactory
@@ -133,7 +134,9 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	}
 	migrationOpts := opts.Migrations
 	migrationOpts.Pod = podConfig
-	migrationController, err := migration.New(kube, virt, migrations, vmis, pods, recorder, migrationOpts)
+	migrationController, err := migration.New(kube, virt, migration.Informers{Migrations: migrations, VMIs: vmis, Pods: pods,
+		Policies: m.virtFactory.Migrations().V1alpha1().MigrationPolicies(), Namespaces: m.nodeFactory.Core().V1().Namespaces()},
+		recorder, migrationOpts)
 	if err != nil {
 		return nil, fmt.Errorf("migration controller: %w", err)
 	}

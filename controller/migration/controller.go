@@ -7,12 +7,14 @@
 package migration
 
 import (
+	"cmp"
 	"context"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -21,7 +23,9 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
+	policyinformers "github.com/vmctl/vmctl/client/informers/externalversions/migrations/v1alpha1"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
+	policylisters "github.com/vmctl/vmctl/client/listers/migrations/v1alpha1"
 	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
 	"github.com/vmctl/vmctl/controller/vmi"
@@ -42,6 +46,9 @@ type Options struct {
 	TargetTimeout time.Duration
 	// Pod renders the target launcher pod as the instance controller renders the first.
 	Pod vmi.PodConfig
+	// Defaults is how migrations run where no MigrationPolicy says otherwise
+	// (DefaultConfiguration when empty).
+	Defaults v1.MigrationConfiguration
 }
 
 func (o Options) withDefaults() Options {
@@ -54,6 +61,10 @@ func (o Options) withDefaults() Options {
 	if o.TargetTimeout <= 0 {
 		o.TargetTimeout = 5 * time.Minute
 	}
+	d := DefaultConfiguration()
+	o.Defaults.BandwidthPerMigration = cmp.Or(o.Defaults.BandwidthPerMigration, d.BandwidthPerMigration)
+	o.Defaults.CompletionTimeoutPerGiB = cmp.Or(o.Defaults.CompletionTimeoutPerGiB, d.CompletionTimeoutPerGiB)
+	o.Defaults.AllowAutoConverge = cmp.Or(o.Defaults.AllowAutoConverge, d.AllowAutoConverge)
 	return o
 }
 
@@ -64,6 +75,8 @@ type Controller struct {
 	migrations listers.VirtualMachineInstanceMigrationLister
 	byVMI      cache.Indexer
 	vmiLister  listers.VirtualMachineInstanceLister
+	policies   policylisters.MigrationPolicyLister
+	namespaces corelisters.NamespaceLister
 	launchers  launcherpods.Pods
 	synced     []cache.InformerSynced
 
@@ -77,9 +90,19 @@ type Controller struct {
 	clock    clock.PassiveClock
 }
 
+// Informers are what the controller watches.
+type Informers struct {
+	Migrations informers.VirtualMachineInstanceMigrationInformer
+	VMIs       informers.VirtualMachineInstanceInformer
+	Pods       coreinformers.PodInformer
+	// Policies and Namespaces (read when a migration is handed over) pick its MigrationPolicy.
+	Policies   policyinformers.MigrationPolicyInformer
+	Namespaces coreinformers.NamespaceInformer
+}
+
 // New wires the controller to its informers: instances and target pods map to migrations.
-func New(kube kubernetes.Interface, virt versioned.Interface, migrations informers.VirtualMachineInstanceMigrationInformer,
-	vmis informers.VirtualMachineInstanceInformer, pods coreinformers.PodInformer, recorder record.EventRecorder, opts Options) (*Controller, error) {
+func New(kube kubernetes.Interface, virt versioned.Interface, inf Informers, recorder record.EventRecorder, opts Options) (*Controller, error) {
+	migrations, vmis, pods := inf.Migrations, inf.VMIs, inf.Pods
 	launchers, err := launcherpods.Index(pods.Informer())
 	if err != nil {
 		return nil, err
@@ -89,13 +112,16 @@ func New(kube kubernetes.Interface, virt versioned.Interface, migrations informe
 		return nil, err
 	}
 	c := &Controller{
-		kube:         kube,
-		virt:         virt,
-		migrations:   migrations.Lister(),
-		byVMI:        byVMI,
-		vmiLister:    vmis.Lister(),
-		launchers:    launchers,
-		synced:       []cache.InformerSynced{migrations.Informer().HasSynced, vmis.Informer().HasSynced, pods.Informer().HasSynced},
+		kube:       kube,
+		virt:       virt,
+		migrations: migrations.Lister(),
+		byVMI:      byVMI,
+		vmiLister:  vmis.Lister(),
+		policies:   inf.Policies.Lister(),
+		namespaces: inf.Namespaces.Lister(),
+		launchers:  launchers,
+		synced: []cache.InformerSynced{migrations.Informer().HasSynced, vmis.Informer().HasSynced, pods.Informer().HasSynced,
+			inf.Policies.Informer().HasSynced, inf.Namespaces.Informer().HasSynced},
 		queue:        controller.NewQueue("virtualmachineinstancemigration"),
 		recorder:     recorder,
 		expectations: expectations.New(),

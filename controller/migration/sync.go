@@ -10,9 +10,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/api/migrations/v1alpha1"
 	"github.com/vmctl/vmctl/controller"
 )
 
@@ -97,6 +100,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	case phase == v1.MigrationFailed && copying(ours(m, vmi)) && alive(vmi):
 		// Memory is being copied: the source's handler aborts the copy and reports its end,
 		// which fails the migration (or, had it just completed, succeeds it).
+		if !ours(m, vmi).AbortRequested {
+			c.recorder.Eventf(m, corev1.EventTypeWarning, FailedMigration, "Aborting the migration of %s: %s", m.Spec.VMIName, failure)
+		}
 		stepErr = c.requestAbort(ctx, vmi, ours(m, vmi))
 		phase, failure = m.Status.Phase, ""
 	case phase == v1.MigrationFailed:
@@ -191,12 +197,36 @@ func (c *Controller) handOver(ctx context.Context, m *v1.VirtualMachineInstanceM
 		state = &v1.VirtualMachineInstanceMigrationState{MigrationUID: m.UID, SourceNode: vmi.Status.NodeName}
 	}
 	state.TargetNode, state.TargetPod, state.Mode = target.Spec.NodeName, target.Name, v1.MigrationPreCopy
+	policy, err := c.policyFor(vmi)
+	if err != nil {
+		return err
+	}
+	state.MigrationPolicyName = nil
+	if policy != nil {
+		state.MigrationPolicyName = ptr.To(policy.Name)
+	}
+	state.MigrationConfiguration = configure(c.opts.Defaults, policy)
 	updated := vmi.DeepCopy()
 	updated.Status.MigrationState = state
 	updated.Status.MigrationMethod = Method(vmi)
 	updated.Status.MigrationTransport = v1.MigrationTransportUnix
-	_, err := c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+	_, err = c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
 	return err
+}
+
+// policyFor is the MigrationPolicy matching the instance and its namespace, if any.
+func (c *Controller) policyFor(vmi *v1.VirtualMachineInstance) (*v1alpha1.MigrationPolicy, error) {
+	policies, err := c.policies.List(labels.Everything())
+	if err != nil || len(policies) == 0 {
+		return nil, err
+	}
+	var namespaceLabels map[string]string
+	if ns, err := c.namespaces.Get(vmi.Namespace); err == nil {
+		namespaceLabels = ns.Labels
+	} else if !apierrors.IsNotFound(err) {
+		return nil, err
+	}
+	return matchPolicy(policies, vmi.Labels, namespaceLabels), nil
 }
 
 // targetPods are the target launcher pods of a migration, newest first.

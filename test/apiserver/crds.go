@@ -23,7 +23,7 @@ func InstallCRDs(ctx context.Context, cfg *rest.Config) error {
 	if err != nil {
 		return err
 	}
-	// kubevirt.io_* and instancetype.kubevirt.io_*; not kustomization.yaml.
+	// kubevirt.io_*, instancetype.kubevirt.io_* and migrations.kubevirt.io_*; not kustomization.yaml.
 	files, err := filepath.Glob(filepath.Join(root, "crds", "*kubevirt.io_*.yaml"))
 	if err != nil || len(files) == 0 {
 		return fmt.Errorf("no CRDs in %s/crds: %v", root, err)

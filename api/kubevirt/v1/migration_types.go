@@ -2,6 +2,7 @@ package v1
 
 import (
 	k8sv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -154,6 +155,27 @@ type VirtualMachineInstanceMigrationState struct {
 	FailureReason string `json:"failureReason,omitempty"`
 	// Mode is PreCopy (memory copied while the guest runs) or PostCopy.
 	Mode MigrationMode `json:"mode,omitempty"`
+	// MigrationPolicyName names the MigrationPolicy that tuned this migration, if one did.
+	// +optional
+	MigrationPolicyName *string `json:"migrationPolicyName,omitempty"`
+	// MigrationConfiguration is the settings this migration runs with: virt-controller's
+	// defaults, overridden by the policy.
+	// +optional
+	MigrationConfiguration *MigrationConfiguration `json:"migrationConfiguration,omitempty"`
+}
+
+// MigrationConfiguration is how one migration runs (KubeVirt's fields that this platform
+// honours).
+type MigrationConfiguration struct {
+	// BandwidthPerMigration caps the transfer rate, per second (0: unlimited).
+	// +optional
+	BandwidthPerMigration *resource.Quantity `json:"bandwidthPerMigration,omitempty"`
+	// CompletionTimeoutPerGiB bounds the copy, in seconds per GiB of guest memory.
+	// +optional
+	CompletionTimeoutPerGiB *int64 `json:"completionTimeoutPerGiB,omitempty"`
+	// AllowAutoConverge lets QEMU slow down a guest that dirties memory too fast.
+	// +optional
+	AllowAutoConverge *bool `json:"allowAutoConverge,omitempty"`
 }
 
 // MigrationAbortStatus is how a cancellation went.

@@ -18,6 +18,7 @@ import (
 
 	instancetypev1beta1 "github.com/vmctl/vmctl/client/clientset/versioned/typed/instancetype/v1beta1"
 	kubevirtv1 "github.com/vmctl/vmctl/client/clientset/versioned/typed/kubevirt/v1"
+	migrationsv1alpha1 "github.com/vmctl/vmctl/client/clientset/versioned/typed/migrations/v1alpha1"
 	discovery "k8s.io/client-go/discovery"
 	rest "k8s.io/client-go/rest"
 	flowcontrol "k8s.io/client-go/util/flowcontrol"
@@ -27,6 +28,7 @@ type Interface interface {
 	Discovery() discovery.DiscoveryInterface
 	InstancetypeV1beta1() instancetypev1beta1.InstancetypeV1beta1Interface
 	KubevirtV1() kubevirtv1.KubevirtV1Interface
+	MigrationsV1alpha1() migrationsv1alpha1.MigrationsV1alpha1Interface
 }
 
 // Clientset contains the clients for groups.
@@ -34,6 +36,7 @@ type Clientset struct {
 	*discovery.DiscoveryClient
 	instancetypeV1beta1 *instancetypev1beta1.InstancetypeV1beta1Client
 	kubevirtV1          *kubevirtv1.KubevirtV1Client
+	migrationsV1alpha1  *migrationsv1alpha1.MigrationsV1alpha1Client
 }
 
 // InstancetypeV1beta1 retrieves the InstancetypeV1beta1Client
@@ -44,6 +47,11 @@ func (c *Clientset) InstancetypeV1beta1() instancetypev1beta1.InstancetypeV1beta
 // KubevirtV1 retrieves the KubevirtV1Client
 func (c *Clientset) KubevirtV1() kubevirtv1.KubevirtV1Interface {
 	return c.kubevirtV1
+}
+
+// MigrationsV1alpha1 retrieves the MigrationsV1alpha1Client
+func (c *Clientset) MigrationsV1alpha1() migrationsv1alpha1.MigrationsV1alpha1Interface {
+	return c.migrationsV1alpha1
 }
 
 // Discovery retrieves the DiscoveryClient
@@ -98,6 +106,10 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 	if err != nil {
 		return nil, err
 	}
+	cs.migrationsV1alpha1, err = migrationsv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
 
 	cs.DiscoveryClient, err = discovery.NewDiscoveryClientForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
@@ -121,6 +133,7 @@ func New(c rest.Interface) *Clientset {
 	var cs Clientset
 	cs.instancetypeV1beta1 = instancetypev1beta1.New(c)
 	cs.kubevirtV1 = kubevirtv1.New(c)
+	cs.migrationsV1alpha1 = migrationsv1alpha1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)
 	return &cs

@@ -21,6 +21,7 @@ import (
 	instancetype "github.com/vmctl/vmctl/client/informers/externalversions/instancetype"
 	internalinterfaces "github.com/vmctl/vmctl/client/informers/externalversions/internalinterfaces"
 	kubevirt "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt"
+	migrations "github.com/vmctl/vmctl/client/informers/externalversions/migrations"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -252,6 +253,7 @@ type SharedInformerFactory interface {
 
 	Instancetype() instancetype.Interface
 	Kubevirt() kubevirt.Interface
+	Migrations() migrations.Interface
 }
 
 func (f *sharedInformerFactory) Instancetype() instancetype.Interface {
@@ -260,4 +262,8 @@ func (f *sharedInformerFactory) Instancetype() instancetype.Interface {
 
 func (f *sharedInformerFactory) Kubevirt() kubevirt.Interface {
 	return kubevirt.New(f, f.namespace, f.tweakListOptions)
+}
+
+func (f *sharedInformerFactory) Migrations() migrations.Interface {
+	return migrations.New(f, f.namespace, f.tweakListOptions)
 }

@@ -17,6 +17,7 @@ import (
 
 	v1beta1 "github.com/vmctl/vmctl/api/instancetype/v1beta1"
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	v1alpha1 "github.com/vmctl/vmctl/api/migrations/v1alpha1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
 )
@@ -66,6 +67,10 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Kubevirt().V1().VirtualMachineInstanceMigrations().Informer()}, nil
 	case v1.SchemeGroupVersion.WithResource("virtualmachineinstancereplicasets"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Kubevirt().V1().VirtualMachineInstanceReplicaSets().Informer()}, nil
+
+		// Group=migrations.kubevirt.io, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithResource("migrationpolicies"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Migrations().V1alpha1().MigrationPolicies().Informer()}, nil
 
 	}
 

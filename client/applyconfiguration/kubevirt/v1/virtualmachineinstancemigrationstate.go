@@ -51,6 +51,11 @@ type VirtualMachineInstanceMigrationStateApplyConfiguration struct {
 	FailureReason *string `json:"failureReason,omitempty"`
 	// Mode is PreCopy (memory copied while the guest runs) or PostCopy.
 	Mode *kubevirtv1.MigrationMode `json:"mode,omitempty"`
+	// MigrationPolicyName names the MigrationPolicy that tuned this migration, if one did.
+	MigrationPolicyName *string `json:"migrationPolicyName,omitempty"`
+	// MigrationConfiguration is the settings this migration runs with: virt-controller's
+	// defaults, overridden by the policy.
+	MigrationConfiguration *MigrationConfigurationApplyConfiguration `json:"migrationConfiguration,omitempty"`
 }
 
 // VirtualMachineInstanceMigrationStateApplyConfiguration constructs a declarative configuration of the VirtualMachineInstanceMigrationState type for use with
@@ -198,5 +203,21 @@ func (b *VirtualMachineInstanceMigrationStateApplyConfiguration) WithFailureReas
 // If called multiple times, the Mode field is set to the value of the last call.
 func (b *VirtualMachineInstanceMigrationStateApplyConfiguration) WithMode(value kubevirtv1.MigrationMode) *VirtualMachineInstanceMigrationStateApplyConfiguration {
 	b.Mode = &value
+	return b
+}
+
+// WithMigrationPolicyName sets the MigrationPolicyName field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MigrationPolicyName field is set to the value of the last call.
+func (b *VirtualMachineInstanceMigrationStateApplyConfiguration) WithMigrationPolicyName(value string) *VirtualMachineInstanceMigrationStateApplyConfiguration {
+	b.MigrationPolicyName = &value
+	return b
+}
+
+// WithMigrationConfiguration sets the MigrationConfiguration field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MigrationConfiguration field is set to the value of the last call.
+func (b *VirtualMachineInstanceMigrationStateApplyConfiguration) WithMigrationConfiguration(value *MigrationConfigurationApplyConfiguration) *VirtualMachineInstanceMigrationStateApplyConfiguration {
+	b.MigrationConfiguration = value
 	return b
 }

@@ -19,6 +19,8 @@ import (
 	fakeinstancetypev1beta1 "github.com/vmctl/vmctl/client/clientset/versioned/typed/instancetype/v1beta1/fake"
 	kubevirtv1 "github.com/vmctl/vmctl/client/clientset/versioned/typed/kubevirt/v1"
 	fakekubevirtv1 "github.com/vmctl/vmctl/client/clientset/versioned/typed/kubevirt/v1/fake"
+	migrationsv1alpha1 "github.com/vmctl/vmctl/client/clientset/versioned/typed/migrations/v1alpha1"
+	fakemigrationsv1alpha1 "github.com/vmctl/vmctl/client/clientset/versioned/typed/migrations/v1alpha1/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -140,4 +142,9 @@ func (c *Clientset) InstancetypeV1beta1() instancetypev1beta1.InstancetypeV1beta
 // KubevirtV1 retrieves the KubevirtV1Client
 func (c *Clientset) KubevirtV1() kubevirtv1.KubevirtV1Interface {
 	return &fakekubevirtv1.FakeKubevirtV1{Fake: &c.Fake}
+}
+
+// MigrationsV1alpha1 retrieves the MigrationsV1alpha1Client
+func (c *Clientset) MigrationsV1alpha1() migrationsv1alpha1.MigrationsV1alpha1Interface {
+	return &fakemigrationsv1alpha1.FakeMigrationsV1alpha1{Fake: &c.Fake}
 }

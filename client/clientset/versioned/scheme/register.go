@@ -15,6 +15,7 @@ package scheme
 import (
 	instancetypev1beta1 "github.com/vmctl/vmctl/api/instancetype/v1beta1"
 	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	migrationsv1alpha1 "github.com/vmctl/vmctl/api/migrations/v1alpha1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -28,6 +29,7 @@ var ParameterCodec = runtime.NewParameterCodec(Scheme)
 var localSchemeBuilder = runtime.SchemeBuilder{
 	instancetypev1beta1.AddToScheme,
 	kubevirtv1.AddToScheme,
+	migrationsv1alpha1.AddToScheme,
 }
 
 // AddToScheme adds all types of this clientset into the given scheme. This allows composition
