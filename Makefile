@@ -88,13 +88,13 @@ e2e-cluster:
 bench-controller:
 	hack/bench-controller.sh
 
-## bench: performance next to its floors: 100 real guests direct and through vmctl, 1000 VMs on kwok nodes (hack/bench.sh)
+## bench: performance next to its floors: 100 real guests direct and through vmctl, live migration, 1000 VMs on kwok nodes (hack/bench.sh)
 bench:
 	hack/bench.sh
 
-## bench-smoke: make bench in miniature (3 guests, 1 boot per disk size, 10 requests through --forward, 20 VMs on 5 kwok nodes), to keep it working; asserts no timing
+## bench-smoke: make bench in miniature (3 guests, 1 boot per disk size, 10 requests through --forward, 1 live migration, 20 VMs on 5 kwok nodes), to keep it working; asserts no timing
 bench-smoke:
-	BENCH_DOWN=1 BENCH_VMS=3 BENCH_DISK_RUNS=1 BENCH_FORWARD_REQUESTS=10 BENCH_KWOK_VMS=20 BENCH_KWOK_NODES=5 hack/bench.sh
+	BENCH_DOWN=1 BENCH_VMS=3 BENCH_DISK_RUNS=1 BENCH_FORWARD_REQUESTS=10 BENCH_MIGRATIONS=1 BENCH_KWOK_VMS=20 BENCH_KWOK_NODES=5 hack/bench.sh
 
 ## demo: vmctl end to end: cluster up, deploy, the examples' Deployment of VMs, a Service, scaling
 demo:

@@ -7,10 +7,13 @@
 #   (d) BENCH_KWOK_VMS VMs on BENCH_KWOK_NODES kwok nodes next to a Deployment as large
 #       (test/bench/controller);
 #   (e) BENCH_FORWARD_REQUESTS requests to a guest through a vmctl pod's --forward, next to the
-#       same requests sent to the guest directly (test/bench/vmctl).
+#       same requests sent to the guest directly (test/bench/vmctl);
+#   (f) BENCH_MIGRATIONS live migrations of the test guest between the two real nodes, next to
+#       libvirt's own migration time and downtime (test/bench/migration).
+# The cluster has two real nodes; the second is cordoned for (a) to (e), which measure one node.
 # The cluster runs with the API server's audit log (AUDIT=1), which counts every component's
-# writes. Results: _out/bench/bench.md and bench.json. BENCH_VMS=0, BENCH_DISK_RUNS=0, BENCH_KWOK_VMS=0
-# or BENCH_FORWARD_REQUESTS=0 skips a part; BENCH_DOWN=1 takes the cluster down after.
+# writes. Results: _out/bench/bench.md and bench.json. BENCH_VMS=0, BENCH_DISK_RUNS=0, BENCH_KWOK_VMS=0,
+# BENCH_FORWARD_REQUESTS=0 or BENCH_MIGRATIONS=0 skips a part; BENCH_DOWN=1 takes the cluster down after.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -30,9 +33,12 @@ if hack/cluster/running.sh; then
 elif [ "${BENCH_DOWN:-0}" = 1 ]; then
   trap 'make --no-print-directory cluster-down' EXIT
 fi
-AUDIT=1 make --no-print-directory cluster-up
+AUDIT=1 make --no-print-directory cluster-up REAL_NODES=2
 make --no-print-directory cluster-sync
 mkdir -p "$out"
+# The parts before the migrations measure one node: the others take no new pods meanwhile.
+mapfile -t others < <(kubectl get nodes -l 'type!=kwok' -o name | sort | tail -n +2)
+[ ${#others[@]} -eq 0 ] || kubectl cordon "${others[@]}"
 parts=()
 if [ "$vms" -gt 0 ]; then
   go run ./test/bench/guests --vms "$vms" --interval "${BENCH_INTERVAL:-100ms}" \
@@ -48,6 +54,14 @@ forward_requests=${BENCH_FORWARD_REQUESTS:-200}
 if [ "$forward_requests" -gt 0 ]; then
   go run ./test/bench/vmctl --runs 0 --forward-requests "$forward_requests" --out "$out"
   parts+=(forward)
+fi
+[ ${#others[@]} -eq 0 ] || kubectl uncordon "${others[@]}"
+migrations=${BENCH_MIGRATIONS:-5}
+if [ "$migrations" -gt 0 ] && [ ${#others[@]} -eq 0 ]; then
+  echo ">> skipping the migrations: the cluster that was up has one real node (make cluster-down first)"
+elif [ "$migrations" -gt 0 ]; then
+  go run ./test/bench/migration --runs "$migrations" --out "$out"
+  parts+=(migration)
 fi
 kwok_vms=${BENCH_KWOK_VMS:-1000}
 if [ "$kwok_vms" -gt 0 ]; then

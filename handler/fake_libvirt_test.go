@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/digitalocean/go-libvirt"
 )
@@ -168,6 +169,10 @@ func (f *fakeLibvirt) AbortJob(name string) error {
 	defer f.mu.Unlock()
 	f.aborts++
 	return nil
+}
+
+func (f *fakeLibvirt) CompletedMigration(name string) (MigrationStats, error) {
+	return MigrationStats{Elapsed: 1200 * time.Millisecond, Downtime: 240 * time.Millisecond, Bytes: 100 << 20}, nil
 }
 
 // fakePeerPID is the fake libvirtd's process.

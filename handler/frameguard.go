@@ -46,6 +46,8 @@ const (
 	// REMOTE_DOMAIN_LIST_MAX and REMOTE_CONNECT_GET_ALL_DOMAIN_STATS_MAX.
 	domainListMax      = 16384
 	domainStatsListMax = 262144
+	// REMOTE_DOMAIN_JOB_STATS_MAX.
+	jobStatsMax = 64
 )
 
 // Remote procedures the handler calls (their replies) or subscribes to (their messages).
@@ -68,6 +70,7 @@ const (
 	procGetAllDomainStats    = 344
 	procDomainDefineXMLFlags = 350
 	procDomainAbortJob       = 164
+	procDomainGetJobStats    = 298
 	// REMOTE_PROC_DOMAIN_MIGRATE_PERFORM3_PARAMS: its reply is the migration cookie (opaque).
 	procDomainMigratePerform3Params = 305
 )
@@ -91,6 +94,7 @@ var replies = map[uint32]func(*xdrCursor){
 	procDomainGetState:       func(c *xdrCursor) { c.word(); c.word() },
 	procGetAllDomainStats:    func(c *xdrCursor) { c.array(domainListMax, domainStatsRecord) },
 	procDomainAbortJob:       func(*xdrCursor) {},
+	procDomainGetJobStats:    func(c *xdrCursor) { c.word(); c.array(jobStatsMax, (*xdrCursor).typedParam) },
 	// An opaque<> is encoded as a string is; take bounds it to the frame.
 	procDomainMigratePerform3Params: (*xdrCursor).str,
 }

@@ -57,3 +57,43 @@ func (g *goLibvirt) MigrateDomain(name string, p MigrationParams) error {
 func (g *goLibvirt) AbortJob(name string) error {
 	return g.onDomain("aborting the domain's job", name, g.l.DomainAbortJob)
 }
+
+// MigrationStats is libvirt's account of a completed migration, read on the target.
+type MigrationStats struct {
+	// Elapsed is the whole migration; Downtime the time the guest was paused for the switch.
+	Elapsed, Downtime time.Duration
+	// Bytes is what was sent (memory and, for block migration, disks).
+	Bytes uint64
+}
+
+// CompletedMigration reads the statistics of the domain's last completed job
+// (virDomainGetJobStats with COMPLETED): on a target, its incoming migration.
+func (g *goLibvirt) CompletedMigration(name string) (MigrationStats, error) {
+	var out MigrationStats
+	err := g.call("reading the migration's statistics", queryTimeout, func() error {
+		dom, err := g.l.DomainLookupByName(name)
+		if err != nil {
+			return err
+		}
+		_, params, err := g.l.DomainGetJobStats(dom, libvirt.DomainJobStatsCompleted)
+		if err != nil {
+			return err
+		}
+		for _, p := range params {
+			v, ok := p.Value.I.(uint64)
+			if !ok {
+				continue
+			}
+			switch p.Field {
+			case libvirt.DomainJobTimeElapsed:
+				out.Elapsed = time.Duration(v) * time.Millisecond
+			case libvirt.DomainJobDowntime:
+				out.Downtime = time.Duration(v) * time.Millisecond
+			case libvirt.DomainJobDataProcessed:
+				out.Bytes = v
+			}
+		}
+		return nil
+	})
+	return out, err
+}

@@ -41,6 +41,8 @@ type Libvirt interface {
 	MigrateDomain(name string, p MigrationParams) error
 	// AbortJob cancels the domain's running job, such as an outgoing migration.
 	AbortJob(name string) error
+	// CompletedMigration reads libvirt's statistics of the domain's completed incoming migration.
+	CompletedMigration(name string) (MigrationStats, error)
 	// LifecycleEvents streams every domain's lifecycle events until ctx ends or the connection
 	// is lost; the channel is then closed.
 	LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error)

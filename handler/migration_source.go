@@ -25,6 +25,10 @@ import (
 const (
 	ReasonMigrated        = "Migrated"
 	ReasonMigrationFailed = "MigrationFailed"
+	// ReasonMigrationReceived is the target's account, in MigrationReceivedFormat: the
+	// source node, the migration's seconds, the guest's pause in ms, the MiB sent.
+	ReasonMigrationReceived = "MigrationReceived"
+	MigrationReceivedFormat = "Received from node %s in %.2f s; the guest was paused %d ms; %.1f MiB sent"
 )
 
 // migrationTimeout bounds one copy: completionTimeoutPerGiB (KubeVirt's default 150 s) of the

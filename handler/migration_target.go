@@ -141,11 +141,29 @@ func (c *Controller) syncTarget(ctx context.Context, key string, cached *v1.Virt
 		state.TargetNodeAddress = c.opts.PodIP
 		state.TargetDirectMigrationNodePorts = map[string]int{strconv.Itoa(port): 0}
 	}
+	arrived := false
 	if st, err := lv.DomainState(DomainName(vmi)); err == nil && st.State == libvirt.DomainRunning && !state.TargetNodeDomainDetected {
 		state.TargetNodeDomainDetected = true
 		state.TargetNodeDomainReadyTimestamp = ptr.To(metav1.NewTime(c.clock.Now()))
+		arrived = true
 	}
-	return c.updateStatus(ctx, cached, vmi)
+	if err := c.updateStatus(ctx, cached, vmi); err != nil || !arrived {
+		return err
+	}
+	c.recordArrival(vmi, lv)
+	return nil
+}
+
+// recordArrival tells, in an event on the instance, how long the migration that brought its
+// domain here took and how long the guest was paused for it, as libvirt measured.
+func (c *Controller) recordArrival(vmi *v1.VirtualMachineInstance, lv Libvirt) {
+	stats, err := lv.CompletedMigration(DomainName(vmi))
+	if err != nil {
+		klog.InfoS("no statistics of the completed migration", "vmi", klog.KObj(vmi), "err", err)
+		return
+	}
+	c.recorder.Eventf(vmi, corev1.EventTypeNormal, ReasonMigrationReceived, MigrationReceivedFormat,
+		vmi.Status.MigrationState.SourceNode, stats.Elapsed.Seconds(), stats.Downtime.Milliseconds(), float64(stats.Bytes)/(1<<20))
 }
 
 // prepareTarget readies the target pod and starts the migration's proxy into it.
