@@ -66,8 +66,8 @@ type Manager struct {
 	kubeFactory kubeinformers.SharedInformerFactory
 	// revisionFactory watches only the ControllerRevisions pinning VMs' instance types.
 	revisionFactory kubeinformers.SharedInformerFactory
-	// nodeFactory watches nodes, for their handlers' heartbeats, and namespaces, whose labels
-	// select MigrationPolicies.
+	// nodeFactory watches nodes, for their handlers' heartbeats; namespaces, whose labels
+	// select MigrationPolicies; and PVCs, whose access modes say whether a VMI can migrate.
 	nodeFactory kubeinformers.SharedInformerFactory
 	// budgetFactory watches only the PodDisruptionBudgets made for instances.
 	budgetFactory kubeinformers.SharedInformerFactory
@@ -128,7 +128,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 		return nil, fmt.Errorf("virtual machine controller: %w", err)
 	}
 	podConfig := vmi.PodConfig{LauncherImage: opts.LauncherImage, UseEmulation: opts.UseEmulation, ContainerDiskLimit: opts.ContainerDiskLimit}
-	vmiController, err := vmi.New(kube, virt, vmis, pods, recorder, podConfig)
+	vmiController, err := vmi.New(kube, virt, vmis, pods, m.nodeFactory.Core().V1().PersistentVolumeClaims(), recorder, podConfig)
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine instance controller: %w", err)
 	}

@@ -32,6 +32,9 @@ func decide(m *v1.VirtualMachineInstanceMigration, vmi *v1.VirtualMachineInstanc
 		return fail("the instance is being deleted")
 	case vmi.Status.Phase.IsFinal():
 		return fail("the instance has ended (%s)", vmi.Status.Phase)
+	case order[phase] == 0 && target == nil && !creating && notMigratable(vmi) != nil:
+		c := notMigratable(vmi)
+		return fail("the instance cannot live-migrate: %s: %s", c.Reason, c.Message)
 	case order[phase] == 0 && (target != nil || creating):
 		return v1.MigrationScheduling, "" // the cache has not caught up with this controller's start
 	case order[phase] == 0:
@@ -79,6 +82,14 @@ func decide(m *v1.VirtualMachineInstanceMigration, vmi *v1.VirtualMachineInstanc
 		}
 	}
 	return phase, ""
+}
+
+// notMigratable is the instance's LiveMigratable condition when it is False.
+func notMigratable(vmi *v1.VirtualMachineInstance) *v1.VirtualMachineInstanceCondition {
+	if c := vmi.Status.Condition(v1.VirtualMachineInstanceIsMigratable); c != nil && c.Status == corev1.ConditionFalse {
+		return c
+	}
+	return nil
 }
 
 // podWaiting says what a target pod waits for.

@@ -34,6 +34,9 @@ func TestDecide(t *testing.T) {
 	unschedulable := pod("", corev1.PodPending)
 	unschedulable.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
 		Reason: "Unschedulable", Message: "didn't match pod anti-affinity rules"}}
+	notMigratable := running(nil)
+	notMigratable.Status.Conditions = []v1.VirtualMachineInstanceCondition{{Type: v1.VirtualMachineInstanceIsMigratable,
+		Status: corev1.ConditionFalse, Reason: v1.VirtualMachineInstanceReasonDisksNotMigratable, Message: "PVC disk is not shared"}}
 	ended := running(nil)
 	ended.Status.Phase = v1.Succeeded
 
@@ -48,6 +51,7 @@ func TestDecide(t *testing.T) {
 		wantCause string
 	}{
 		{"new migration waits for a slot", migration(""), running(nil), nil, false, 0, v1.MigrationPending, ""},
+		{"instance cannot migrate", migration(v1.MigrationPending), notMigratable, nil, false, 0, v1.MigrationFailed, "cannot live-migrate: DisksNotLiveMigratable: PVC disk is not shared"},
 		{"started, the cache behind", migration(v1.MigrationPending), running(nil), pod("", corev1.PodPending), false, 0, v1.MigrationScheduling, ""},
 		{"instance missing", migration(v1.MigrationPending), nil, nil, false, 0, v1.MigrationFailed, "does not exist"},
 		{"instance ended", migration(v1.MigrationScheduling), ended, pod("node2", corev1.PodRunning), false, 0, v1.MigrationFailed, "has ended"},

@@ -5,6 +5,7 @@ import (
 
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -28,7 +29,9 @@ type Controller struct {
 	virt      versioned.Interface
 	vmiLister listers.VirtualMachineInstanceLister
 	launchers launcherpods.Pods
-	synced    []cache.InformerSynced
+	// pvcs say whether the instance's claims are shared (ReadWriteMany): LiveMigratable.
+	pvcs   corelisters.PersistentVolumeClaimLister
+	synced []cache.InformerSynced
 
 	queue        workqueue.TypedRateLimitingInterface[string]
 	recorder     record.EventRecorder
@@ -42,7 +45,7 @@ type Controller struct {
 
 // New wires the controller to its informers; launcher pods map to their instance.
 func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer,
-	pods coreinformers.PodInformer, recorder record.EventRecorder, config PodConfig) (*Controller, error) {
+	pods coreinformers.PodInformer, pvcs coreinformers.PersistentVolumeClaimInformer, recorder record.EventRecorder, config PodConfig) (*Controller, error) {
 	launchers, err := launcherpods.Index(pods.Informer())
 	if err != nil {
 		return nil, err
@@ -52,7 +55,8 @@ func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.Vir
 		virt:         virt,
 		vmiLister:    vmis.Lister(),
 		launchers:    launchers,
-		synced:       []cache.InformerSynced{vmis.Informer().HasSynced, pods.Informer().HasSynced},
+		pvcs:         pvcs.Lister(),
+		synced:       []cache.InformerSynced{vmis.Informer().HasSynced, pods.Informer().HasSynced, pvcs.Informer().HasSynced},
 		queue:        controller.NewQueue("virtualmachineinstance"),
 		recorder:     recorder,
 		expectations: expectations.New(),

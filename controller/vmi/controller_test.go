@@ -41,7 +41,7 @@ func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Po
 	}
 	virtInformers := informers.NewSharedInformerFactory(f.virt, 0)
 	kubeInformers := kubeinformers.NewSharedInformerFactory(f.kube, 0)
-	c, err := New(f.kube, f.virt, virtInformers.Kubevirt().V1().VirtualMachineInstances(), kubeInformers.Core().V1().Pods(),
+	c, err := New(f.kube, f.virt, virtInformers.Kubevirt().V1().VirtualMachineInstances(), kubeInformers.Core().V1().Pods(), kubeInformers.Core().V1().PersistentVolumeClaims(),
 		record.NewFakeRecorder(10), PodConfig{LauncherImage: "launcher:test"})
 	if err != nil {
 		t.Fatal(err)
@@ -260,9 +260,8 @@ func TestPodScheduledIsMirroredOnlyWhileThePodWaits(t *testing.T) {
 		Reason: corev1.PodReasonUnschedulable, Message: "0/1 nodes are available"}}
 	f := newFixture(t, vmi, pod)
 	f.sync()
-	conds := f.stored().Status.Conditions
-	if len(conds) != 1 || conds[0].Reason != corev1.PodReasonUnschedulable {
-		t.Fatalf("conditions %+v, want PodScheduled False Unschedulable", conds)
+	if c := f.stored().Status.Condition(v1.VirtualMachineInstancePodScheduled); c == nil || c.Reason != corev1.PodReasonUnschedulable {
+		t.Fatalf("condition %+v, want PodScheduled False Unschedulable", c)
 	}
 
 	scheduled := f.stored()
@@ -270,8 +269,8 @@ func TestPodScheduledIsMirroredOnlyWhileThePodWaits(t *testing.T) {
 	pod.Status.Conditions[0].Status = corev1.ConditionTrue
 	f = newFixture(t, scheduled, pod)
 	f.sync()
-	if conds := f.stored().Status.Conditions; len(conds) != 0 {
-		t.Errorf("conditions %+v after scheduling, want none", conds)
+	if c := f.stored().Status.Condition(v1.VirtualMachineInstancePodScheduled); c != nil {
+		t.Errorf("condition %+v after scheduling, want none", c)
 	}
 }
 

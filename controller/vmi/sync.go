@@ -80,6 +80,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	c.setStatus(vmi, phase, reason, pods)
+	if !vmi.Status.Phase.IsFinal() && vmi.Status.Phase != v1.Pending {
+		// Computed with the status writes the instance gets anyway, never a write of its own
+		// but when it changes.
+		vmi.Status.SetCondition(liveMigratable(vmi, c.pvcs), metav1.NewTime(c.clock.Now()))
+	}
 	if syncErr != nil {
 		// Events scroll away; the instance itself says why it does not start.
 		vmi.Status.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized,

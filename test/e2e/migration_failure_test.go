@@ -5,10 +5,13 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -110,6 +113,47 @@ func TestKilledTargetFailsTheMigrationAndARetrySucceeds(t *testing.T) {
 	}
 	if got := guestBoot(t, f, moved); got != boot {
 		t.Fatalf("the guest rebooted in the retry: boot %s, was %s", got, boot)
+	}
+}
+
+// TestAnInstanceThatCannotMoveSaysWhy: a guest bridged onto the pod network holds the pod's
+// address, so it cannot live-migrate. Its instance says so in its LiveMigratable condition;
+// virtctl migrate is refused with that reason, a migration created anyway fails with it, and
+// with evictionStrategy LiveMigrate an eviction of its launcher pod (a drain) is refused
+// rather than shutting the guest down.
+func TestAnInstanceThatCannotMoveSaysWhy(t *testing.T) {
+	f := framework.New(t)
+	vm := framework.TestGuestVM("bridged", v1.RunStrategyAlways)
+	vm.Spec.Template.Spec.Domain.Devices.Interfaces[0].InterfaceBindingMethod = v1.InterfaceBindingMethod{Bridge: &v1.InterfaceBridge{}}
+	vm.Spec.Template.Spec.EvictionStrategy = ptr.To(v1.EvictionStrategyLiveMigrate)
+	f.CreateVM(vm)
+	vmi := f.WaitVMIPhase("bridged", v1.Running, bootTimeout)
+	c := vmi.Status.Condition(v1.VirtualMachineInstanceIsMigratable)
+	if c == nil || c.Status != corev1.ConditionFalse || c.Reason != v1.VirtualMachineInstanceReasonInterfaceNotMigratable {
+		t.Fatalf("LiveMigratable condition %+v, want False %s", c, v1.VirtualMachineInstanceReasonInterfaceNotMigratable)
+	}
+
+	out, err := f.Virtctl("migrate", "bridged")
+	if err == nil || !strings.Contains(out, v1.VirtualMachineInstanceReasonInterfaceNotMigratable) {
+		t.Fatalf("virtctl migrate: %v\n%s, want refused with the reason", err, out)
+	}
+	m := &v1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: "anyway"}, Spec: v1.VirtualMachineInstanceMigrationSpec{VMIName: "bridged"}}
+	if _, err := f.Virt.KubevirtV1().VirtualMachineInstanceMigrations(f.Namespace).Create(f.Context(), m, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitMigrationEnd(t, f, "bridged", time.Minute); got.Status.Phase != v1.MigrationFailed ||
+		!strings.Contains(got.Status.MigrationState.FailureReason, "cannot live-migrate") {
+		t.Fatalf("migration %s %+v, want Failed: cannot live-migrate", got.Status.Phase, got.Status.MigrationState)
+	}
+
+	pod := f.LauncherPod(vmi)
+	err = f.Kube.PolicyV1().Evictions(f.Namespace).Evict(f.Context(), &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: f.Namespace}})
+	if !apierrors.IsTooManyRequests(err) || !strings.Contains(err.Error(), "cannot live-migrate") {
+		t.Fatalf("eviction of the launcher pod: %v, want refused (429) because it cannot live-migrate", err)
+	}
+	after := f.WaitVMIPhase("bridged", v1.Running, time.Minute)
+	if after.UID != vmi.UID || after.Status.NodeName != vmi.Status.NodeName || after.Status.EvacuationNodeName != "" {
+		t.Fatalf("instance %s on %s (evacuation %q), want %s untouched on %s", after.UID, after.Status.NodeName, after.Status.EvacuationNodeName, vmi.UID, vmi.Status.NodeName)
 	}
 }
 

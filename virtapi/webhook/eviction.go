@@ -46,6 +46,13 @@ func (e *Evictions) review(req *admissionv1.AdmissionRequest) *admissionv1.Admis
 	if vmi == nil {
 		return &admissionv1.AdmissionResponse{Allowed: true}
 	}
+	if !migratable(vmi) {
+		// LiveMigrate and nothing else: the guest must not be shut down, nor can it move.
+		c := vmi.Status.Condition(v1.VirtualMachineInstanceIsMigratable)
+		return refuse(http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests,
+			fmt.Sprintf("VMI %s/%s has evictionStrategy LiveMigrate but cannot live-migrate (%s: %s): stop it, or change what keeps it from migrating",
+				vmi.Namespace, vmi.Name, c.Reason, c.Message))
+	}
 	if req.DryRun == nil || !*req.DryRun {
 		if err := e.markEvacuation(ctx, vmi, node); err != nil {
 			return refuse(http.StatusInternalServerError, metav1.StatusReasonInternalError, fmt.Sprintf("marking the instance for evacuation: %v", err))

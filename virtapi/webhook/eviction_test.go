@@ -51,6 +51,9 @@ func TestEvictionOfALauncherPod(t *testing.T) {
 			vmi.Status.Conditions = []v1.VirtualMachineInstanceCondition{{Type: v1.VirtualMachineInstanceIsMigratable, Status: corev1.ConditionFalse}}
 		}), "", false, 0, ""},
 		{"IfPossible: refused", instance(ptr.To(v1.EvictionStrategyLiveMigrateIfPossible)), "", false, http.StatusTooManyRequests, "node-a"},
+		{"LiveMigrate, not migratable: refused, not marked", instance(live, func(vmi *v1.VirtualMachineInstance) {
+			vmi.Status.Conditions = []v1.VirtualMachineInstanceCondition{{Type: v1.VirtualMachineInstanceIsMigratable, Status: corev1.ConditionFalse}}
+		}), "", false, http.StatusTooManyRequests, ""},
 		{"not its running pod: evicted", instance(live, func(vmi *v1.VirtualMachineInstance) { vmi.Status.ActivePods = nil }), "", false, 0, ""},
 		{"instance not running: evicted", instance(live, func(vmi *v1.VirtualMachineInstance) { vmi.Status.Phase = v1.Scheduled }), "", false, 0, ""},
 	}

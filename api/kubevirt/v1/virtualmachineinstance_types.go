@@ -309,6 +309,12 @@ const (
 	VirtualMachineInstanceIsMigratable VirtualMachineInstanceConditionType = "LiveMigratable"
 )
 
+// Reasons of a LiveMigratable condition that is False, as KubeVirt names them.
+const (
+	VirtualMachineInstanceReasonDisksNotMigratable     = "DisksNotLiveMigratable"
+	VirtualMachineInstanceReasonInterfaceNotMigratable = "InterfaceNotLiveMigratable"
+)
+
 // VirtualMachineInstanceCondition is one observed condition of an instance.
 type VirtualMachineInstanceCondition struct {
 	Type   VirtualMachineInstanceConditionType `json:"type"`
