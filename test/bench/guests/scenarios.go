@@ -31,16 +31,23 @@ type sample struct {
 	created, scheduled, running, marker time.Time
 }
 
-// realNode is the node that runs containers: kwok's fake nodes cannot boot guests.
+// realNode is the node that runs the pods: kwok's fake nodes cannot boot guests, and other
+// real nodes are cordoned (make bench measures one node).
 func (b *bench) realNode(ctx context.Context) (string, error) {
 	nodes, err := b.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "type!=kwok"})
 	if err != nil {
 		return "", err
 	}
-	if len(nodes.Items) != 1 {
-		return "", fmt.Errorf("want one real node, found %d", len(nodes.Items))
+	var schedulable []string
+	for _, n := range nodes.Items {
+		if !n.Spec.Unschedulable {
+			schedulable = append(schedulable, n.Name)
+		}
 	}
-	return nodes.Items[0].Name, nil
+	if len(schedulable) != 1 {
+		return "", fmt.Errorf("want one schedulable real node, found %d (%v): cordon the others", len(schedulable), schedulable)
+	}
+	return schedulable[0], nil
 }
 
 func (b *bench) guestSpec(name string) v1.VirtualMachineInstanceSpec {
