@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"errors"
 	"time"
 
 	"github.com/digitalocean/go-libvirt"
@@ -93,7 +94,14 @@ func (g *goLibvirt) CompletedMigration(name string) (MigrationStats, error) {
 				out.Bytes = v
 			}
 		}
+		if out.Elapsed == 0 {
+			return errNoCompletedJob
+		}
 		return nil
 	})
 	return out, err
 }
+
+// errNoCompletedJob: libvirt has no statistics of a completed job (yet: on a target they come
+// a moment after the domain resumed).
+var errNoCompletedJob = errors.New("no completed job")

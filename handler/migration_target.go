@@ -9,6 +9,7 @@ import (
 	"path"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/digitalocean/go-libvirt"
 	corev1 "k8s.io/api/core/v1"
@@ -150,20 +151,25 @@ func (c *Controller) syncTarget(ctx context.Context, key string, cached *v1.Virt
 	if err := c.updateStatus(ctx, cached, vmi); err != nil || !arrived {
 		return err
 	}
-	c.recordArrival(vmi, lv)
+	go c.recordArrival(vmi, lv)
 	return nil
 }
 
 // recordArrival tells, in an event on the instance, how long the migration that brought its
-// domain here took and how long the guest was paused for it, as libvirt measured.
+// domain here took and how long the guest was paused for it, as libvirt measured. libvirt
+// has them a moment after the domain resumed: it asks a few times, off the sync worker.
 func (c *Controller) recordArrival(vmi *v1.VirtualMachineInstance, lv Libvirt) {
-	stats, err := lv.CompletedMigration(DomainName(vmi))
-	if err != nil {
-		klog.InfoS("no statistics of the completed migration", "vmi", klog.KObj(vmi), "err", err)
-		return
+	var stats MigrationStats
+	var err error
+	for range 20 {
+		if stats, err = lv.CompletedMigration(DomainName(vmi)); err == nil {
+			c.recorder.Eventf(vmi, corev1.EventTypeNormal, ReasonMigrationReceived, MigrationReceivedFormat,
+				vmi.Status.MigrationState.SourceNode, stats.Elapsed.Seconds(), stats.Downtime.Milliseconds(), float64(stats.Bytes)/(1<<20))
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
-	c.recorder.Eventf(vmi, corev1.EventTypeNormal, ReasonMigrationReceived, MigrationReceivedFormat,
-		vmi.Status.MigrationState.SourceNode, stats.Elapsed.Seconds(), stats.Downtime.Milliseconds(), float64(stats.Bytes)/(1<<20))
+	klog.InfoS("no statistics of the completed migration", "vmi", klog.KObj(vmi), "err", err)
 }
 
 // prepareTarget readies the target pod and starts the migration's proxy into it.

@@ -48,6 +48,9 @@ type run struct {
 	LibvirtDowntime float64 `json:"libvirtDowntimeSeconds"`
 	ClientPause     float64 `json:"clientLongestPauseSeconds"`
 	MiBSent         float64 `json:"mibSent"`
+	// NoLibvirtAccount: the target's handler recorded no MigrationReceived event (the libvirt
+	// columns are 0 then).
+	NoLibvirtAccount bool `json:"noLibvirtAccount,omitempty"`
 }
 
 type bench struct {
@@ -166,22 +169,24 @@ func (b *bench) migrate(ctx context.Context, i int, url string) (run, error) {
 		return run{}, err
 	}
 	r.To = moved.Status.NodeName
-	return r, b.readArrival(ctx, vmi.UID, i, &r)
+	return r, b.readArrival(ctx, vmi.UID, start, i, &r)
 }
 
 // arrival is the target handler's MigrationReceived event (handler.MigrationReceivedFormat).
 var arrival = regexp.MustCompile(`^Received from node (\S+) in ([0-9.]+) s; the guest was paused ([0-9]+) ms; ([0-9.]+) MiB sent$`)
 
-// readArrival reads the numbers of the i-th migration's MigrationReceived event.
-func (b *bench) readArrival(ctx context.Context, uid types.UID, i int, r *run) error {
-	return wait.PollUntilContextTimeout(ctx, time.Second, time.Minute, true, func(ctx context.Context) (bool, error) {
+// readArrival reads the numbers of the MigrationReceived event of the migration started at
+// start; a run without one is marked, not failed.
+func (b *bench) readArrival(ctx context.Context, uid types.UID, start time.Time, n int, r *run) error {
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		events, err := b.kube.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
 			FieldSelector: fmt.Sprintf("involvedObject.uid=%s,reason=MigrationReceived", uid)})
 		if err != nil {
 			return false, nil
 		}
-		slices.SortFunc(events.Items, func(a, b corev1.Event) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
-		if len(events.Items) <= i {
+		// Timestamps have whole seconds; runs are seconds apart.
+		i := slices.IndexFunc(events.Items, func(e corev1.Event) bool { return !e.CreationTimestamp.Time.Before(start.Truncate(time.Second)) })
+		if i < 0 {
 			return false, nil
 		}
 		match := arrival.FindStringSubmatch(events.Items[i].Message)
@@ -194,4 +199,10 @@ func (b *bench) readArrival(ctx context.Context, uid types.UID, i int, r *run) e
 		r.LibvirtElapsed, r.LibvirtDowntime, r.MiBSent = elapsed, downtime/1000, mib
 		return true, nil
 	})
+	if wait.Interrupted(err) {
+		klog.InfoS("no MigrationReceived event: libvirt's account of this run is missing", "n", n+1)
+		r.NoLibvirtAccount = true
+		return nil
+	}
+	return err
 }

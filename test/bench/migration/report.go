@@ -71,5 +71,8 @@ func table(runs []run) string {
 	row("downtime: the guest paused for the switch (libvirt)", "ms", 1000, func(r run) float64 { return r.LibvirtDowntime })
 	row("longest pause seen by a client polling the guest's Service every 20 ms", "ms", 1000, func(r run) float64 { return r.ClientPause })
 	row("data sent", "MiB", 1, func(r run) float64 { return r.MiBSent })
+	if missing := len(slices.DeleteFunc(slices.Clone(runs), func(r run) bool { return !r.NoLibvirtAccount })); missing > 0 {
+		fmt.Fprintf(&b, "\nlibvirt's account (MigrationReceived event) missing for %d of %d runs: counted as 0 above.\n", missing, len(runs))
+	}
 	return b.String()
 }
