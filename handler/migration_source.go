@@ -106,15 +106,21 @@ const targetReportWait = 30 * time.Second
 // pod's libvirt, as after a failed migration; false when it left or libvirt cannot be reached
 // (the source launcher exits once its domain migrated away).
 func (c *Controller) domainStillHere(key string, vmi *v1.VirtualMachineInstance, pod *corev1.Pod) bool {
-	if pod == nil || pod.Status.Phase != corev1.PodRunning {
-		return false
-	}
-	lv, err := c.conns.get(key, pod.UID, DomainName(vmi), PrivateDir(c.opts.KubeletRoot, pod.UID))
-	if err != nil {
+	lv, ok := c.sourceLibvirt(key, vmi, pod)
+	if !ok {
 		return false
 	}
 	st, err := lv.DomainState(DomainName(vmi))
 	return err == nil && (st.State == libvirt.DomainRunning || st.State == libvirt.DomainPaused)
+}
+
+// sourceLibvirt is the source pod's libvirt, when the pod runs and it answers.
+func (c *Controller) sourceLibvirt(key string, vmi *v1.VirtualMachineInstance, pod *corev1.Pod) (Libvirt, bool) {
+	if pod == nil || pod.Status.Phase != corev1.PodRunning {
+		return nil, false
+	}
+	lv, err := c.conns.get(key, pod.UID, DomainName(vmi), PrivateDir(c.opts.KubeletRoot, pod.UID))
+	return lv, err == nil
 }
 
 // movedAway says whether the instance's guest left this node by a migration that succeeded:
@@ -168,11 +174,9 @@ func (c *Controller) recoverOutbound(key string, vmi *v1.VirtualMachineInstance,
 	ob := &outbound{uid: vmi.Status.MigrationState.MigrationUID, done: make(chan struct{}),
 		err: errors.New("virt-handler restarted while the migration ran"), endedAt: time.Now()}
 	close(ob.done)
-	if pod != nil && pod.Status.Phase == corev1.PodRunning {
-		if lv, err := c.conns.get(key, pod.UID, DomainName(vmi), PrivateDir(c.opts.KubeletRoot, pod.UID)); err == nil {
-			err = lv.AbortJob(DomainName(vmi))
-			klog.InfoS("aborted the migration job of the previous virt-handler", "vmi", key, "err", err)
-		}
+	if lv, ok := c.sourceLibvirt(key, vmi, pod); ok {
+		err := lv.AbortJob(DomainName(vmi))
+		klog.InfoS("aborted the migration job of the previous virt-handler", "vmi", key, "err", err)
 	}
 	c.outbound.set(key, ob)
 	return ob

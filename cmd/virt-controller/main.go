@@ -16,6 +16,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/controller/manager"
+	"github.com/vmctl/vmctl/controller/migration"
 	"github.com/vmctl/vmctl/controller/node"
 	"github.com/vmctl/vmctl/controller/vmi"
 	"github.com/vmctl/vmctl/launcher/layout"
@@ -33,9 +34,10 @@ func main() {
 	pflag.IntVar(&opts.Migrations.ParallelMigrationsPerCluster, "parallel-migrations-per-cluster", 5, "live migrations running at once in the cluster (KubeVirt's parallelMigrationsPerCluster)")
 	pflag.IntVar(&opts.Migrations.ParallelOutboundMigrationsPerNode, "parallel-outbound-migrations-per-node", 2, "live migrations leaving one node at once (KubeVirt's parallelOutboundMigrationsPerNode)")
 	pflag.DurationVar(&opts.Migrations.TargetTimeout, "migration-target-timeout", 5*time.Minute, "how long a migration's target pod may take to be scheduled, run and be prepared before the migration fails")
-	bandwidth := pflag.String("bandwidth-per-migration", "0Mi", "each live migration's transfer rate cap, per second, where no MigrationPolicy sets one (0: unlimited)")
-	completionTimeout := pflag.Int64("completion-timeout-per-gib", 150, "seconds per GiB of guest memory a live migration may take before it is aborted, where no MigrationPolicy sets it")
-	autoConverge := pflag.Bool("allow-auto-converge", true, "let QEMU slow down a guest that dirties memory faster than it is sent, where no MigrationPolicy says")
+	defaults := migration.DefaultConfiguration()
+	bandwidth := pflag.String("bandwidth-per-migration", defaults.BandwidthPerMigration.String(), "each live migration's transfer rate cap, per second, where no MigrationPolicy sets one (0: unlimited)")
+	completionTimeout := pflag.Int64("completion-timeout-per-gib", *defaults.CompletionTimeoutPerGiB, "seconds per GiB of guest memory a live migration may take before it is aborted, where no MigrationPolicy sets it")
+	autoConverge := pflag.Bool("allow-auto-converge", *defaults.AllowAutoConverge, "let QEMU slow down a guest that dirties memory faster than it is sent, where no MigrationPolicy says")
 	pflag.IntVar(&opts.Workers, "workers", 10, "concurrent syncs per controller: each VM waits on a few API round trips")
 	qps := pflag.Float32("kube-api-qps", 500, "sustained requests per second to the API server (about 6 writes start a VM)")
 	burst := pflag.Int("kube-api-burst", 1000, "request burst to the API server")

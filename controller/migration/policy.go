@@ -2,7 +2,6 @@ package migration
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -35,7 +34,7 @@ func matchPolicy(policies []*v1alpha1.MigrationPolicy, vmiLabels, namespaceLabel
 
 // subset says whether every label of selector has its value in labels.
 func subset(selector, labels map[string]string) bool {
-	for k, v := range maps.All(selector) {
+	for k, v := range selector {
 		if got, ok := labels[k]; !ok || got != v {
 			return false
 		}
