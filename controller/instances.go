@@ -3,10 +3,8 @@ package controller
 import (
 	"maps"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -37,21 +35,4 @@ func BlockingControllerRef(owner metav1.Object, kind schema.GroupVersionKind) *m
 	ref := metav1.NewControllerRef(owner, kind)
 	ref.BlockOwnerDeletion = ptr.To(true)
 	return ref
-}
-
-// LauncherInstanceKey maps a launcher pod (or its tombstone) to the key of the instance
-// controlling it, and returns the pod.
-func LauncherInstanceKey(obj any) (string, *corev1.Pod, bool) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	pod, ok := obj.(*corev1.Pod)
-	if !ok {
-		return "", nil, false
-	}
-	ref := metav1.GetControllerOf(pod)
-	if ref == nil || ref.Kind != "VirtualMachineInstance" {
-		return "", nil, false
-	}
-	return pod.Namespace + "/" + ref.Name, pod, true
 }

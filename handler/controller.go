@@ -15,11 +15,11 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
-	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/handler/podnet"
 	"github.com/vmctl/vmctl/pkg/handlerapi"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
 	"github.com/vmctl/vmctl/pkg/superseded"
+	"github.com/vmctl/vmctl/pkg/workloop"
 )
 
 // ControllerName is the loop's name in logs and metrics.
@@ -73,7 +73,7 @@ type Controller struct {
 	written  *superseded.Versions
 	inbound  migrations[*inbound]
 	outbound migrations[*outbound]
-	loop     *controller.Loop
+	loop     *workloop.Loop
 	opts     Options
 	clock    clock.PassiveClock
 }
@@ -101,7 +101,7 @@ func New(virt versioned.Interface, vmis, incoming informers.VirtualMachineInstan
 		vmiLister: vmis.Lister(),
 		launchers: launchers,
 		synced:    []cache.InformerSynced{vmis.Informer().HasSynced, pods.Informer().HasSynced},
-		queue:     controller.NewQueue(ControllerName),
+		queue:     workloop.NewQueue(ControllerName),
 		waits:     workqueue.NewTypedItemExponentialFailureRateLimiter[string](socketWaitBase, socketWaitMax),
 		recorder:  recorder,
 		opts:      opts,
@@ -110,19 +110,19 @@ func New(virt versioned.Interface, vmis, incoming informers.VirtualMachineInstan
 	c.conns = newConnCache(opts.Dial, c.queue.Add)
 	c.gate = newLauncherGate(c.clock)
 	c.written = superseded.New()
-	c.loop = &controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
-	if _, err := vmis.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
+	c.loop = &workloop.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
+	if _, err := vmis.Informer().AddEventHandler(workloop.EnqueueHandler(c.queue)); err != nil {
 		return nil, err
 	}
 	if incoming != nil {
 		c.targetLister = incoming.Lister()
 		c.synced = append(c.synced, incoming.Informer().HasSynced)
-		if _, err := incoming.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
+		if _, err := incoming.Informer().AddEventHandler(workloop.EnqueueHandler(c.queue)); err != nil {
 			return nil, err
 		}
 	}
 	enqueueOwner := func(obj any) {
-		if key, _, ok := controller.LauncherInstanceKey(obj); ok {
+		if key, _, ok := launcherpods.InstanceKey(obj); ok {
 			c.queue.Add(key)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	virtinformers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
-	"github.com/vmctl/vmctl/controller"
+	"github.com/vmctl/vmctl/pkg/workloop"
 )
 
 // Controller keeps one PodDisruptionBudget per instance that needs one.
@@ -27,7 +27,7 @@ type Controller struct {
 	kube      kubernetes.Interface
 	vmiLister listers.VirtualMachineInstanceLister
 	pdbLister policylisters.PodDisruptionBudgetLister
-	loop      *controller.Loop
+	loop      *workloop.Loop
 	queue     workqueue.TypedRateLimitingInterface[string]
 }
 
@@ -38,9 +38,9 @@ func New(kube kubernetes.Interface, vmis virtinformers.VirtualMachineInstanceInf
 		kube:      kube,
 		vmiLister: vmis.Lister(),
 		pdbLister: pdbs.Lister(),
-		queue:     controller.NewQueue("disruption"),
+		queue:     workloop.NewQueue("disruption"),
 	}
-	c.loop = &controller.Loop{Name: "disruption", Queue: c.queue,
+	c.loop = &workloop.Loop{Name: "disruption", Queue: c.queue,
 		Synced: []cache.InformerSynced{vmis.Informer().HasSynced, pdbs.Informer().HasSynced}, Sync: c.sync}
 	// Only instances that need a budget: the rest (most) never reach the queue.
 	if _, err := vmis.Informer().AddEventHandler(cache.FilteringResourceEventHandler{
@@ -49,8 +49,8 @@ func New(kube kubernetes.Interface, vmis virtinformers.VirtualMachineInstanceInf
 			return ok && Protected(vmi)
 		},
 		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { controller.Enqueue(c.queue, obj) },
-			UpdateFunc: func(_, obj any) { controller.Enqueue(c.queue, obj) },
+			AddFunc:    func(obj any) { workloop.Enqueue(c.queue, obj) },
+			UpdateFunc: func(_, obj any) { workloop.Enqueue(c.queue, obj) },
 		},
 	}); err != nil {
 		return nil, err

@@ -21,9 +21,9 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
-	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
 	"github.com/vmctl/vmctl/controller/migration"
+	"github.com/vmctl/vmctl/pkg/workloop"
 )
 
 // ControllerName is the component name on events the controller records.
@@ -56,11 +56,11 @@ func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer
 	c := &Controller{
 		virt: virt, vmiLister: vmis.Lister(), byVMI: byVMI,
 		synced:       []cache.InformerSynced{vmis.Informer().HasSynced, migrations.Informer().HasSynced},
-		queue:        controller.NewQueue("evacuation"),
+		queue:        workloop.NewQueue("evacuation"),
 		recorder:     recorder,
 		expectations: expectations.New(),
 	}
-	if _, err := vmis.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
+	if _, err := vmis.Informer().AddEventHandler(workloop.EnqueueHandler(c.queue)); err != nil {
 		return nil, err
 	}
 	forVMI := func(obj any, created bool) {
@@ -87,7 +87,7 @@ func New(virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer
 
 // Run processes instances with workers goroutines until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) error {
-	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
+	loop := workloop.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
 	return loop.Run(ctx, workers)
 }
 

@@ -26,10 +26,10 @@ import (
 	policyinformers "github.com/vmctl/vmctl/client/informers/externalversions/migrations/v1alpha1"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
 	policylisters "github.com/vmctl/vmctl/client/listers/migrations/v1alpha1"
-	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
 	"github.com/vmctl/vmctl/controller/vmi"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
+	"github.com/vmctl/vmctl/pkg/workloop"
 )
 
 // ControllerName is the component name on events the controller records.
@@ -122,7 +122,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, inf Informers, rec
 		launchers:  launchers,
 		synced: []cache.InformerSynced{migrations.Informer().HasSynced, vmis.Informer().HasSynced, pods.Informer().HasSynced,
 			inf.Policies.Informer().HasSynced, inf.Namespaces.Informer().HasSynced},
-		queue:        controller.NewQueue("virtualmachineinstancemigration"),
+		queue:        workloop.NewQueue("virtualmachineinstancemigration"),
 		recorder:     recorder,
 		expectations: expectations.New(),
 		inFlight:     newInFlight(),
@@ -166,11 +166,11 @@ func New(kube kubernetes.Interface, virt versioned.Interface, inf Informers, rec
 // Run processes migrations until ctx ends, with one worker whatever is asked: the limits are
 // counted over all migrations, and two workers could each start the last free one.
 func (c *Controller) Run(ctx context.Context, _ int) error {
-	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
+	loop := workloop.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
 	return loop.Run(ctx, 1)
 }
 
-func (c *Controller) enqueue(obj any) { controller.Enqueue(c.queue, obj) }
+func (c *Controller) enqueue(obj any) { workloop.Enqueue(c.queue, obj) }
 
 // enqueuePending queues the migrations waiting for a free slot.
 func (c *Controller) enqueuePending() {

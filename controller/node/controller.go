@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
-	"github.com/vmctl/vmctl/controller"
+	"github.com/vmctl/vmctl/pkg/workloop"
 )
 
 // DefaultHeartbeatTimeout is how old a handler's last heartbeat may be before its node takes no
@@ -34,7 +34,7 @@ const DefaultHeartbeatTimeout = 40 * time.Second
 type Controller struct {
 	kube       kubernetes.Interface
 	nodeLister corelisters.NodeLister
-	loop       *controller.Loop
+	loop       *workloop.Loop
 	queue      workqueue.TypedRateLimitingInterface[string]
 	recorder   record.EventRecorder
 	clock      clock.PassiveClock
@@ -46,15 +46,15 @@ func New(kube kubernetes.Interface, nodes coreinformers.NodeInformer, recorder r
 	c := &Controller{
 		kube:       kube,
 		nodeLister: nodes.Lister(),
-		queue:      controller.NewQueue("node"),
+		queue:      workloop.NewQueue("node"),
 		recorder:   recorder,
 		clock:      clock.RealClock{},
 		timeout:    timeout,
 	}
-	c.loop = &controller.Loop{Name: "node", Queue: c.queue, Synced: []cache.InformerSynced{nodes.Informer().HasSynced}, Sync: c.sync}
+	c.loop = &workloop.Loop{Name: "node", Queue: c.queue, Synced: []cache.InformerSynced{nodes.Informer().HasSynced}, Sync: c.sync}
 	if _, err := nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { controller.Enqueue(c.queue, obj) },
-		UpdateFunc: func(_, obj any) { controller.Enqueue(c.queue, obj) },
+		AddFunc:    func(obj any) { workloop.Enqueue(c.queue, obj) },
+		UpdateFunc: func(_, obj any) { workloop.Enqueue(c.queue, obj) },
 	}); err != nil {
 		return nil, err
 	}

@@ -22,8 +22,8 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
-	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
+	"github.com/vmctl/vmctl/pkg/workloop"
 )
 
 // ControllerName is the component name on events the controller records.
@@ -59,13 +59,13 @@ func New(virt versioned.Interface, rss informers.VirtualMachineInstanceReplicaSe
 		rsLister:     rss.Lister(),
 		vmiLister:    vmis.Lister(),
 		synced:       []cache.InformerSynced{rss.Informer().HasSynced, vmis.Informer().HasSynced},
-		queue:        controller.NewQueue("virtualmachineinstancereplicaset"),
+		queue:        workloop.NewQueue("virtualmachineinstancereplicaset"),
 		recorder:     recorder,
 		expectations: expectations.New(),
 		burst:        burstReplicas,
 		clock:        clock.RealClock{},
 	}
-	if _, err := rss.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
+	if _, err := rss.Informer().AddEventHandler(workloop.EnqueueHandler(c.queue)); err != nil {
 		return nil, err
 	}
 	if _, err := vmis.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -80,7 +80,7 @@ func New(virt versioned.Interface, rss informers.VirtualMachineInstanceReplicaSe
 
 // Run processes replica sets with workers goroutines until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) error {
-	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
+	loop := workloop.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
 	return loop.Run(ctx, workers)
 }
 

@@ -23,11 +23,11 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
-	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
 	"github.com/vmctl/vmctl/pkg/instancetype"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
 	"github.com/vmctl/vmctl/pkg/superseded"
+	"github.com/vmctl/vmctl/pkg/workloop"
 )
 
 // ControllerName is the component name on events the controller records.
@@ -73,14 +73,14 @@ func New(virt versioned.Interface, kube kubernetes.Interface, vms informers.Virt
 		vmiLister:    vmis.Lister(),
 		launchers:    launchers,
 		synced:       []cache.InformerSynced{vms.Informer().HasSynced, vmis.Informer().HasSynced, pods.Informer().HasSynced},
-		queue:        controller.NewQueue("virtualmachine"),
+		queue:        workloop.NewQueue("virtualmachine"),
 		recorder:     recorder,
 		expectations: expectations.New(),
 		written:      superseded.New(),
 		clock:        clock.RealClock{},
 		jitter:       randomJitter,
 	}
-	if _, err := vms.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
+	if _, err := vms.Informer().AddEventHandler(workloop.EnqueueHandler(c.queue)); err != nil {
 		return nil, err
 	}
 	if err := c.watchInstancetypes(vms.Informer(), types); err != nil {
@@ -104,7 +104,7 @@ func New(virt versioned.Interface, kube kubernetes.Interface, vms informers.Virt
 
 // Run processes VirtualMachines with workers goroutines until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) error {
-	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
+	loop := workloop.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
 	return loop.Run(ctx, workers)
 }
 
@@ -149,7 +149,7 @@ func (c *Controller) deleteVMI(obj any) {
 
 // enqueueForPod maps a launcher pod to its instance's VirtualMachine.
 func (c *Controller) enqueueForPod(obj any) {
-	key, _, ok := controller.LauncherInstanceKey(obj)
+	key, _, ok := launcherpods.InstanceKey(obj)
 	if !ok {
 		return
 	}

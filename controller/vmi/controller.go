@@ -14,10 +14,10 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions/kubevirt/v1"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
-	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/controller/expectations"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
 	"github.com/vmctl/vmctl/pkg/superseded"
+	"github.com/vmctl/vmctl/pkg/workloop"
 )
 
 // ControllerName is the component name on events the controller records.
@@ -57,30 +57,30 @@ func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.Vir
 		launchers:    launchers,
 		pvcs:         pvcs.Lister(),
 		synced:       []cache.InformerSynced{vmis.Informer().HasSynced, pods.Informer().HasSynced, pvcs.Informer().HasSynced},
-		queue:        controller.NewQueue("virtualmachineinstance"),
+		queue:        workloop.NewQueue("virtualmachineinstance"),
 		recorder:     recorder,
 		expectations: expectations.New(),
 		written:      superseded.New(),
 		config:       config,
 		clock:        clock.RealClock{},
 	}
-	if _, err := vmis.Informer().AddEventHandler(controller.EnqueueHandler(c.queue)); err != nil {
+	if _, err := vmis.Informer().AddEventHandler(workloop.EnqueueHandler(c.queue)); err != nil {
 		return nil, err
 	}
 	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if key, _, ok := controller.LauncherInstanceKey(obj); ok {
+			if key, _, ok := launcherpods.InstanceKey(obj); ok {
 				c.expectations.CreationObserved(key)
 				c.queue.Add(key)
 			}
 		},
 		UpdateFunc: func(_, obj any) {
-			if key, _, ok := controller.LauncherInstanceKey(obj); ok {
+			if key, _, ok := launcherpods.InstanceKey(obj); ok {
 				c.queue.Add(key)
 			}
 		},
 		DeleteFunc: func(obj any) {
-			if key, pod, ok := controller.LauncherInstanceKey(obj); ok {
+			if key, pod, ok := launcherpods.InstanceKey(obj); ok {
 				c.expectations.DeletionObserved(key, pod.UID)
 				c.queue.Add(key)
 			}
@@ -93,6 +93,6 @@ func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.Vir
 
 // Run processes instances with workers goroutines until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) error {
-	loop := controller.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
+	loop := workloop.Loop{Name: ControllerName, Queue: c.queue, Synced: c.synced, Sync: c.sync}
 	return loop.Run(ctx, workers)
 }

@@ -77,3 +77,20 @@ func IsActive(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) bool {
 	node, ok := vmi.Status.ActivePods[pod.UID]
 	return ok && node == pod.Spec.NodeName
 }
+
+// InstanceKey maps a launcher pod (or its tombstone) to the key of the instance
+// controlling it, and returns the pod.
+func InstanceKey(obj any) (string, *corev1.Pod, bool) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return "", nil, false
+	}
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil || ref.Kind != "VirtualMachineInstance" {
+		return "", nil, false
+	}
+	return pod.Namespace + "/" + ref.Name, pod, true
+}

@@ -1,4 +1,4 @@
-package controller
+package launcherpods
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
-func TestLauncherInstanceKey(t *testing.T) {
+func TestInstanceKey(t *testing.T) {
 	vmi := &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "vmi-uid"}}
 	launcher := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "virt-launcher-web-x", Namespace: "ns",
 		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(vmi, v1.SchemeGroupVersion.WithKind("VirtualMachineInstance"))}}}
@@ -27,7 +27,7 @@ func TestLauncherInstanceKey(t *testing.T) {
 		{"not a pod", vmi, "", false},
 	}
 	for _, tt := range tests {
-		key, pod, ok := LauncherInstanceKey(tt.obj)
+		key, pod, ok := InstanceKey(tt.obj)
 		if key != tt.wantKey || ok != tt.wantOK || (ok && pod.Name != launcher.Name) {
 			t.Errorf("%s: key %q ok %v pod %v, want %q %v", tt.name, key, ok, pod, tt.wantKey, tt.wantOK)
 		}

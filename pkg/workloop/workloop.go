@@ -1,7 +1,7 @@
-// Package controller holds what virt-controller's controllers share: the work loop over a
-// rate-limited queue of namespace/name keys. The controllers themselves live in vm/, vmi/
-// and (later) replicaset/, each shaped like Kubernetes' ReplicaSet controller.
-package controller
+// Package workloop is the work loop virt-controller's controllers and virt-handler share: a
+// rate-limited queue of namespace/name keys fed to one sync function per key, as in
+// Kubernetes' ReplicaSet controller.
+package workloop
 
 import (
 	"context"
