@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // memoryByPart is a launcher pod's memory by part, in MiB: each process's proportional set
 // size (shared pages, such as the binaries' and libraries', split among the processes that map
 // them), and QEMU's split into the guest's RAM (the anonymous mapping of the guest's size), TCG's
-// translation cache (the anonymous executable mapping) and the rest, QEMU's own.
+// translation cache (the anonymous executable mapping), the guest's kernel and initrd as QEMU
+// holds them for a kernelBoot (kernelBootMappings), and the rest, QEMU's own.
 func memoryByPart(uid string, guestBytes int64) map[string]float64 {
 	dir := podCgroup(uid)
 	if dir == "" {
@@ -28,10 +31,12 @@ func memoryByPart(uid string, guestBytes int64) map[string]float64 {
 			out[p] += rollupPss(pid)
 			continue
 		}
-		ram, tcg, total := qemuMappings(pid, guestBytes>>10)
+		ram, tcg, initrd, total := qemuMappings(pid, guestBytes>>10)
+		kernel := min(kernelBootMiB(pid)+initrd, total-ram-tcg)
 		out[partGuestRAM] += ram
 		out[partTCG] += tcg
-		out[partQEMUOwn] += total - ram - tcg
+		out[partKernel] += kernel
+		out[partQEMUOwn] += total - ram - tcg - kernel
 	}
 	return out
 }
@@ -52,12 +57,23 @@ func rollupPss(pid string) float64 {
 	return 0
 }
 
+// kernelBootMiB is the size of the kernel a QEMU boots directly (0 for a guest booted by its
+// firmware): QEMU reads the whole file into memory it keeps, to load it again on a reboot. The
+// initrd it maps from the file instead, which qemuMappings counts.
+func kernelBootMiB(pid string) float64 {
+	st, err := os.Stat(filepath.Join("/proc", pid, "root", layout.InPod(layout.KernelRel)))
+	if err != nil {
+		return 0
+	}
+	return float64(st.Size()) / (1 << 20)
+}
+
 // qemuMappings reads a QEMU's smaps: the Pss (MiB) of the guest's RAM, of the TCG translation
-// cache, and of all its mappings.
-func qemuMappings(pid string, guestKiB int64) (ram, tcg, total float64) {
+// cache, of the kernelBoot initrd, and of all its mappings.
+func qemuMappings(pid string, guestKiB int64) (ram, tcg, initrd, total float64) {
 	f, err := os.Open(filepath.Join("/proc", pid, "smaps"))
 	if err != nil {
-		return 0, 0, 0
+		return 0, 0, 0, 0
 	}
 	defer f.Close()
 	var size float64
@@ -87,9 +103,11 @@ func qemuMappings(pid string, guestKiB int64) (ram, tcg, total float64) {
 			ram += v / 1024
 		case path == "" && perms == "rwxp":
 			tcg += v / 1024
+		case strings.HasSuffix(path, "/"+layout.InitrdRel):
+			initrd += v / 1024
 		}
 	}
-	return ram, tcg, total
+	return ram, tcg, initrd, total
 }
 
 // kiB parses a "Name:   123 kB" line of smaps.

@@ -16,14 +16,16 @@ type result struct {
 	PodCPU    stats              `json:"podCPUSecondsToMarker"`
 	CPUByPart map[string]float64 `json:"cpuSecondsToMarkerByPart"`
 	// MemoryByPart is after every guest booted (proportional set sizes, MiB); BeyondGuest is
-	// each pod's memory less its guest's RAM and TCG's translation cache.
-	MemoryByPart map[string]float64 `json:"memoryMiBByPart"`
-	BeyondGuest  stats              `json:"memoryBeyondGuestRAMAndTCGMiB"`
-	Writes       map[string]float64 `json:"writes"`
-	Events       map[string]float64 `json:"eventWrites"`
-	WritesPerVM  float64            `json:"writesPerVM"`
-	EventsPerVM  float64            `json:"eventWritesPerVM"`
-	CPUPerVM     map[string]float64 `json:"cpuSecondsPerVM"`
+	// each pod's memory less its guest's RAM and TCG's translation cache, BeyondPayload less
+	// the guest's kernelBoot kernel and initrd too: what the pod costs whatever the guest.
+	MemoryByPart  map[string]float64 `json:"memoryMiBByPart"`
+	BeyondGuest   stats              `json:"memoryBeyondGuestRAMAndTCGMiB"`
+	BeyondPayload stats              `json:"memoryBeyondGuestRAMTCGAndKernelMiB"`
+	Writes        map[string]float64 `json:"writes"`
+	Events        map[string]float64 `json:"eventWrites"`
+	WritesPerVM   float64            `json:"writesPerVM"`
+	EventsPerVM   float64            `json:"eventWritesPerVM"`
+	CPUPerVM      map[string]float64 `json:"cpuSecondsPerVM"`
 	// MemoryMiB is what each component holds once the scenario's items run.
 	MemoryMiB map[string]float64 `json:"memoryMiB"`
 }
@@ -61,7 +63,7 @@ func (r *result) latencies(samples []sample) {
 // split reads each sample's launcher pod: its CPU by part until the guest's marker, and its
 // memory by part now.
 func (r *result) split(samples []sample, w *watcher, cpu *cpuSampler, guestBytes int64) {
-	var podCPU, beyond []float64
+	var podCPU, beyond, beyondPayload []float64
 	cpuParts, memParts := map[string][]float64{}, map[string][]float64{}
 	for _, s := range samples {
 		uid := w.uidOf(s.pod)
@@ -80,9 +82,10 @@ func (r *result) split(samples []sample, w *watcher, cpu *cpuSampler, guestBytes
 				sum += v
 			}
 			beyond = append(beyond, sum-parts[partGuestRAM]-parts[partTCG])
+			beyondPayload = append(beyondPayload, beyond[len(beyond)-1]-parts[partKernel])
 		}
 	}
-	r.PodCPU, r.BeyondGuest = newStats(podCPU), newStats(beyond)
+	r.PodCPU, r.BeyondGuest, r.BeyondPayload = newStats(podCPU), newStats(beyond), newStats(beyondPayload)
 	r.CPUByPart, r.MemoryByPart = medians(cpuParts), medians(memParts)
 }
 

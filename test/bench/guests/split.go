@@ -19,9 +19,11 @@ const (
 	partLauncher = "virt-launcher"
 	partConsole  = "guest-console-log sidecar"
 	partInfra    = "pod infrastructure (pause, tini, init containers)"
-	// QEMU's memory is split further: the guest's RAM, TCG's translation cache, and QEMU's own.
+	// QEMU's memory is split further: the guest's RAM, TCG's translation cache, the guest's
+	// kernel and initrd (a kernelBoot guest's, kept to boot it again), and QEMU's own.
 	partGuestRAM = "QEMU: guest RAM"
 	partTCG      = "QEMU: TCG translation cache"
+	partKernel   = "QEMU: the guest's kernelBoot kernel and initrd"
 	partQEMUOwn  = "QEMU: itself"
 )
 
