@@ -61,11 +61,34 @@ func rollupPss(pid string) float64 {
 // firmware): QEMU reads the whole file into memory it keeps, to load it again on a reboot. The
 // initrd it maps from the file instead, which qemuMappings counts.
 func kernelBootMiB(pid string) float64 {
-	st, err := os.Stat(filepath.Join("/proc", pid, "root", layout.InPod(layout.KernelRel)))
+	st, err := os.Stat(inRoot(filepath.Join("/proc", pid, "root"), layout.InPod(layout.KernelRel)))
 	if err != nil {
 		return 0
 	}
 	return float64(st.Size()) / (1 << 20)
+}
+
+// inRoot is path p as a process whose root is root sees it. Links are resolved here, as the
+// kernel would resolve an absolute link (the image's /var/run -> /run) from our root instead.
+func inRoot(root, p string) string {
+	at, rest := root, strings.Split(strings.Trim(p, "/"), "/")
+	for links := 0; len(rest) > 0 && links < 40; {
+		next := filepath.Join(at, rest[0])
+		target, err := os.Readlink(next)
+		if err != nil {
+			at, rest = next, rest[1:]
+			continue
+		}
+		links++
+		if filepath.IsAbs(target) {
+			at = root
+		}
+		rest = append(strings.Split(strings.Trim(target, "/"), "/"), rest[1:]...)
+	}
+	if !strings.HasPrefix(at, root) {
+		return root
+	}
+	return at
 }
 
 // qemuMappings reads a QEMU's smaps: the Pss (MiB) of the guest's RAM, of the TCG translation
