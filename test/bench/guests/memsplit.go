@@ -14,7 +14,7 @@ import (
 // size (shared pages, such as the binaries' and libraries', split among the processes that map
 // them), and QEMU's split into the guest's RAM (the anonymous mapping of the guest's size), TCG's
 // translation cache (the anonymous executable mapping), the guest's kernel and initrd as QEMU
-// holds them for a kernelBoot (kernelBootMappings), and the rest, QEMU's own.
+// holds them for a kernelBoot (kernelBootMiB), and the rest, QEMU's own.
 func memoryByPart(uid string, guestBytes int64) map[string]float64 {
 	dir := podCgroup(uid)
 	if dir == "" {
