@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/component-base/metrics/legacyregistry"
 	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go's metrics, registered on import
 	"k8s.io/klog/v2"
@@ -69,15 +71,59 @@ type klogErrors struct{}
 
 func (klogErrors) Println(v ...any) { klog.ErrorS(nil, "serving /metrics", "err", fmt.Sprint(v...)) }
 
+// MaxWait bounds the ?wait= of a check.
+const MaxWait = time.Minute
+
+// waitPoll is how often a waiting check is asked again; the checks are cheap (an atomic load).
+const waitPoll = 100 * time.Millisecond
+
 // answer serves a check: 200 "ok", or 503 with the check's error.
+//
+// With ?wait=DURATION (at most MaxWait) a failing check is held until it passes, the duration
+// elapses or the client goes, and answered then. A kubelet probe of /readyz?wait=20s, with a
+// timeoutSeconds above 20, so fails once per 20 s while the component waits for its work
+// instead of once per period, each failure an Unhealthy event the API server stores, and still
+// turns Ready within a moment of the check passing.
 func answer(check Check) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		if err := check(); err != nil {
+	return func(w http.ResponseWriter, r *http.Request) {
+		hold, err := waitParam(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		err = check()
+		if err != nil && hold > 0 {
+			_ = wait.PollUntilContextTimeout(r.Context(), waitPoll, hold, false, func(context.Context) (bool, error) {
+				err = check()
+				return err == nil, nil
+			})
+		}
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		_, _ = w.Write([]byte("ok"))
 	}
+}
+
+// waitParam reads ?wait= as a Go duration ("20s") or whole seconds ("20").
+func waitParam(r *http.Request) (time.Duration, error) {
+	v := r.URL.Query().Get("wait")
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		secs, serr := strconv.Atoi(v)
+		if serr != nil {
+			return 0, fmt.Errorf("wait=%q: want a duration such as 20s", v)
+		}
+		d = time.Duration(secs) * time.Second
+	}
+	if d < 0 || d > MaxWait {
+		return 0, fmt.Errorf("wait=%q: want a duration from 0 to %s", v, MaxWait)
+	}
+	return d, nil
 }
 
 // Always is a Check for components that are ready as soon as they serve.

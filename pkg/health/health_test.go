@@ -123,3 +123,67 @@ func (c failingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 func (c failingCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.NewInvalidMetric(c.desc, errors.New("broken"))
 }
+
+// TestAnswerWait: ?wait= holds a failing check until it passes or the wait ends; a check that
+// passes is answered at once, and a malformed or unbounded wait is refused by name.
+func TestAnswerWait(t *testing.T) {
+	notReady := errors.New("VM not Ready")
+	tests := []struct {
+		name      string
+		query     string
+		passAfter int // the check fails this many times, then passes; -1: always fails
+		want      int
+	}{
+		{"no wait, failing", "", -1, http.StatusServiceUnavailable},
+		{"no wait, passing", "", 0, http.StatusOK},
+		{"passing is answered at once", "?wait=1m", 0, http.StatusOK},
+		{"held until it passes", "?wait=30s", 3, http.StatusOK},
+		{"whole seconds", "?wait=30", 3, http.StatusOK},
+		{"fails when the wait ends", "?wait=300ms", -1, http.StatusServiceUnavailable},
+		{"zero wait", "?wait=0s", -1, http.StatusServiceUnavailable},
+		{"malformed", "?wait=soon", 0, http.StatusBadRequest},
+		{"beyond MaxWait", "?wait=2m", 0, http.StatusBadRequest},
+		{"negative", "?wait=-1s", 0, http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var calls atomic.Int32
+			check := func() error {
+				if tt.passAfter >= 0 && int(calls.Add(1)) > tt.passAfter {
+					return nil
+				}
+				return notReady
+			}
+			rec := httptest.NewRecorder()
+			answer(check)(rec, httptest.NewRequest(http.MethodGet, "/readyz"+tt.query, nil))
+			if rec.Code != tt.want {
+				t.Errorf("GET /readyz%s = %d (%s), want %d", tt.query, rec.Code, strings.TrimSpace(rec.Body.String()), tt.want)
+			}
+			if rec.Code == http.StatusBadRequest && !strings.Contains(rec.Body.String(), "wait=") {
+				t.Errorf("refusal %q does not name the parameter", rec.Body.String())
+			}
+		})
+	}
+}
+
+// TestAnswerWaitEndsWithTheClient: a client that gives up (the kubelet's probe timeout) ends
+// the wait; the handler does not outlive it.
+func TestAnswerWaitEndsWithTheClient(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequest(http.MethodGet, "/readyz?wait=1m", nil).WithContext(ctx)
+	done := make(chan int)
+	go func() {
+		rec := httptest.NewRecorder()
+		answer(func() error { return errors.New("never") })(rec, req)
+		done <- rec.Code
+	}()
+	cancel()
+	select {
+	case code := <-done:
+		if code != http.StatusServiceUnavailable {
+			t.Errorf("status %d after the client went, want 503", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler still waits after its client went")
+	}
+}

@@ -45,6 +45,18 @@ func TestVmctlDeployment(t *testing.T) {
 		serviceAnswersFrom(t, f, "testvm", clonesOf("testvm", pods))
 	})
 
+	t.Run("a pod waiting for its VM fails its readiness probe once per 20 s, not every second", func(t *testing.T) {
+		for _, pod := range pods {
+			waited, failures := readinessWait(t, f, pod.Name)
+			// The example probes /readyz?wait=20s every second: each failure held its answer
+			// 20 s. A probe answering at once would have failed about once a second.
+			if most := int(waited/(20*time.Second)) + 2; failures > most {
+				t.Errorf("pod %s: %d failed readiness probes in the %s before it was Ready, want at most %d", pod.Name, failures, waited.Round(time.Second), most)
+			}
+			t.Logf("pod %s: Ready %s after its container started, %d failed readiness probes", pod.Name, waited.Round(time.Second), failures)
+		}
+	})
+
 	t.Run("kill -9 of vmctl: the restarted container adopts its clone", func(t *testing.T) {
 		pod := pods[0]
 		clone := f.WaitVMStatus(vmctl.CloneName("testvm", pod.Name), v1.VirtualMachineStatusRunning, time.Second)
@@ -230,4 +242,31 @@ func clonesOf(prototype string, pods []corev1.Pod) map[string]string {
 		clones[pod.Name] = vmctl.CloneName(prototype, pod.Name)
 	}
 	return clones
+}
+
+// readinessWait is how long a Ready pod's container ran before the pod turned Ready, and how
+// many readiness probes the kubelet recorded as failed (Unhealthy events).
+func readinessWait(t *testing.T, f *framework.Framework, name string) (time.Duration, int) {
+	t.Helper()
+	pod, err := f.Kube.CoreV1().Pods(f.Namespace).Get(f.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started, ready time.Time
+	if cs := pod.Status.ContainerStatuses; len(cs) > 0 && cs[0].State.Running != nil {
+		started = cs[0].State.Running.StartedAt.Time
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			ready = c.LastTransitionTime.Time
+		}
+	}
+	if started.IsZero() || ready.IsZero() {
+		t.Fatalf("pod %s is not Ready with a running container: %+v", name, pod.Status)
+	}
+	failures, err := f.PodEvents(f.Context(), name, "Unhealthy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ready.Sub(started), failures
 }

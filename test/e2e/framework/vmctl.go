@@ -186,9 +186,23 @@ func (f *Framework) SampleReadyClones(prototype string) func() int {
 
 // PodHasEvent says whether an event with that reason was recorded on the pod.
 func (f *Framework) PodHasEvent(ctx context.Context, pod, reason string) bool {
+	n, err := f.PodEvents(ctx, pod, reason)
+	return err == nil && n > 0
+}
+
+// PodEvents is how often an event with that reason was recorded on the pod (a repeated event
+// is one object whose count rises).
+func (f *Framework) PodEvents(ctx context.Context, pod, reason string) (int, error) {
 	events, err := f.Kube.CoreV1().Events(f.Namespace).List(ctx, metav1.ListOptions{
 		FieldSelector: fields.AndSelectors(fields.OneTermEqualSelector("involvedObject.name", pod), fields.OneTermEqualSelector("reason", reason)).String()})
-	return err == nil && len(events.Items) > 0
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range events.Items {
+		n += int(max(e.Count, 1))
+	}
+	return n, nil
 }
 
 // PinnedNode is the node a clone's required node affinity names by metadata.name.
