@@ -80,10 +80,11 @@ const waitPoll = 100 * time.Millisecond
 // answer serves a check: 200 "ok", or 503 with the check's error.
 //
 // With ?wait=DURATION (at most MaxWait) a failing check is held until it passes, the duration
-// elapses or the client goes, and answered then. A kubelet probe of /readyz?wait=20s, with a
-// timeoutSeconds above 20, so fails once per 20 s while the component waits for its work
-// instead of once per period, each failure an Unhealthy event the API server stores, and still
-// turns Ready within a moment of the check passing.
+// elapses or the client goes, and answered then; a passing one is answered at once. A kubelet
+// probing /readyz?wait=20s, with a timeoutSeconds above 20, so fails one probe (one Unhealthy
+// event, an API write) per 20 s while the component waits for its work instead of one per
+// period, and still sees it ready within a moment. Passes are not held: a probe that started
+// just after a change would hold the new answer while the kubelet still believes the old one.
 func answer(check Check) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		hold, err := waitParam(r)

@@ -124,35 +124,36 @@ func (c failingCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.NewInvalidMetric(c.desc, errors.New("broken"))
 }
 
-// TestAnswerWait: ?wait= holds a failing check until it passes or the wait ends; a check that
-// passes is answered at once, and a malformed or unbounded wait is refused by name.
+// TestAnswerWait: ?wait= holds a failing check until it passes or the wait ends, answers a
+// passing one at once, and a malformed or unbounded wait is refused by name.
 func TestAnswerWait(t *testing.T) {
-	notReady := errors.New("VM not Ready")
 	tests := []struct {
-		name      string
-		query     string
-		passAfter int // the check fails this many times, then passes; -1: always fails
-		want      int
+		name  string
+		query string
+		// answers are the check's results, one per call; the last one repeats.
+		answers []bool
+		want    int
 	}{
-		{"no wait, failing", "", -1, http.StatusServiceUnavailable},
-		{"no wait, passing", "", 0, http.StatusOK},
-		{"passing is answered at once", "?wait=1m", 0, http.StatusOK},
-		{"held until it passes", "?wait=30s", 3, http.StatusOK},
-		{"whole seconds", "?wait=30", 3, http.StatusOK},
-		{"fails when the wait ends", "?wait=300ms", -1, http.StatusServiceUnavailable},
-		{"zero wait", "?wait=0s", -1, http.StatusServiceUnavailable},
-		{"malformed", "?wait=soon", 0, http.StatusBadRequest},
-		{"beyond MaxWait", "?wait=2m", 0, http.StatusBadRequest},
-		{"negative", "?wait=-1s", 0, http.StatusBadRequest},
+		{"no wait, failing", "", []bool{false}, http.StatusServiceUnavailable},
+		{"no wait, passing", "", []bool{true}, http.StatusOK},
+		{"failing, held until it passes", "?wait=30s", []bool{false, false, false, true}, http.StatusOK},
+		{"passing is answered at once", "?wait=30s", []bool{true, false}, http.StatusOK},
+		{"whole seconds", "?wait=30", []bool{false, false, true}, http.StatusOK},
+		{"failing until the wait ends", "?wait=300ms", []bool{false}, http.StatusServiceUnavailable},
+		{"zero wait", "?wait=0s", []bool{false, true}, http.StatusServiceUnavailable},
+		{"malformed", "?wait=soon", []bool{true}, http.StatusBadRequest},
+		{"beyond MaxWait", "?wait=2m", []bool{true}, http.StatusBadRequest},
+		{"negative", "?wait=-1s", []bool{true}, http.StatusBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls atomic.Int32
 			check := func() error {
-				if tt.passAfter >= 0 && int(calls.Add(1)) > tt.passAfter {
+				i := min(int(calls.Add(1)), len(tt.answers)) - 1
+				if tt.answers[i] {
 					return nil
 				}
-				return notReady
+				return errors.New("VM not Ready")
 			}
 			rec := httptest.NewRecorder()
 			answer(check)(rec, httptest.NewRequest(http.MethodGet, "/readyz"+tt.query, nil))
