@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +24,7 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/client/informers/externalversions"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
+	"github.com/vmctl/vmctl/pkg/health"
 )
 
 // Reasons of the events vmctl records on its pod (`kubectl describe pod` shows them).
@@ -63,7 +63,8 @@ type Controller struct {
 	limiter   workqueue.TypedRateLimiter[string]
 	recorder  record.EventRecorder
 
-	ready atomic.Bool
+	// ready is the pod's readiness: a held /readyz?wait= probe wakes when it is set.
+	ready *health.Flag
 	// cloneUID is the clone this process created or adopted (read by teardown).
 	mu       sync.Mutex
 	cloneUID types.UID
@@ -82,8 +83,11 @@ func NewController(virt versioned.Interface, pod *corev1.Pod, opts Options, reco
 		allowShared: opts.AllowSharedVolumes,
 		recorder:    recorder,
 		limiter:     limiter,
-		queue:       workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "vmctl"}),
+		// Unnamed: a named queue's metrics wake the process twice a second, and vmctl,
+		// one pod per VM, is otherwise idle while its clone runs.
+		queue: workqueue.NewTypedRateLimitingQueue(limiter),
 	}
+	c.ready = health.NewFlag(fmt.Errorf("VirtualMachine %s/%s is not Ready", c.namespace, c.cloneName))
 	// Only the clone: vmctl never lists the namespace's other VMs, however many there are.
 	c.factory = externalversions.NewSharedInformerFactoryWithOptions(virt, 0,
 		externalversions.WithNamespace(opts.Namespace),
@@ -116,12 +120,7 @@ func (c *Controller) key() string { return c.namespace + "/" + c.cloneName }
 
 // Ready is the readiness check: nil only while the clone's VM reports Ready, so a rollout, a
 // PodDisruptionBudget or maxUnavailable count VMs, not vmctl processes.
-func (c *Controller) Ready() error {
-	if c.ready.Load() {
-		return nil
-	}
-	return fmt.Errorf("VirtualMachine %s/%s is not Ready", c.namespace, c.cloneName)
-}
+func (c *Controller) Ready() error { return c.ready.Check() }
 
 // Clone is the UID of the clone this process created or adopted, if any.
 func (c *Controller) Clone() types.UID {
@@ -153,7 +152,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		}, time.Second)
 	}()
 	<-ctx.Done()
-	c.ready.Store(false)
+	c.ready.Set(false)
 	c.queue.ShutDown()
 	<-done
 	return nil
@@ -183,21 +182,21 @@ func (c *Controller) sync(ctx context.Context) error {
 	log := klog.FromContext(ctx).WithValues("clone", klog.KRef(c.namespace, c.cloneName))
 	vm, err := c.vmLister.VirtualMachines(c.namespace).Get(c.cloneName)
 	if apierrors.IsNotFound(err) {
-		c.ready.Store(false)
+		c.ready.Set(false)
 		return c.create(ctx, log)
 	}
 	if err != nil {
 		return err
 	}
 	if !OwnedBy(vm, c.pod) {
-		c.ready.Store(false)
+		c.ready.Set(false)
 		c.event(corev1.EventTypeWarning, ReasonOwnedByAnotherPod, "VirtualMachine %s/%s exists and belongs to pod UID %q, not this pod; leaving it alone",
 			vm.Namespace, vm.Name, vm.Annotations[PodUIDAnnotation])
 		return nil
 	}
 	if vm.DeletionTimestamp != nil {
 		// Deleted by someone else: its delete event brings us back to create a new one.
-		c.ready.Store(false)
+		c.ready.Set(false)
 		log.Info("clone is being deleted; a new one follows once it is gone")
 		return nil
 	}
@@ -210,7 +209,7 @@ func (c *Controller) sync(ctx context.Context) error {
 	if adopted {
 		c.event(corev1.EventTypeNormal, ReasonCloneAdopted, "Adopted VirtualMachine %s/%s left by an earlier run of this pod", vm.Namespace, vm.Name)
 	}
-	if ready := vm.Status.Ready; ready != c.ready.Swap(ready) {
+	if ready := vm.Status.Ready; ready != c.ready.Set(ready) {
 		log.Info("clone readiness changed", "ready", ready, "status", vm.Status.PrintableStatus)
 	}
 	return nil

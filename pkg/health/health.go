@@ -9,12 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/component-base/metrics/legacyregistry"
 	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go's metrics, registered on import
 	"k8s.io/klog/v2"
@@ -71,20 +69,8 @@ type klogErrors struct{}
 
 func (klogErrors) Println(v ...any) { klog.ErrorS(nil, "serving /metrics", "err", fmt.Sprint(v...)) }
 
-// MaxWait bounds the ?wait= of a check.
-const MaxWait = time.Minute
-
-// waitPoll is how often a waiting check is asked again; the checks are cheap (an atomic load).
-const waitPoll = 100 * time.Millisecond
-
-// answer serves a check: 200 "ok", or 503 with the check's error.
-//
-// With ?wait=DURATION (at most MaxWait) a failing check is held until it passes, the duration
-// elapses or the client goes, and answered then; a passing one is answered at once. A kubelet
-// probing /readyz?wait=20s, with a timeoutSeconds above 20, so fails one probe (one Unhealthy
-// event, an API write) per 20 s while the component waits for its work instead of one per
-// period, and still sees it ready within a moment. Passes are not held: a probe that started
-// just after a change would hold the new answer while the kubelet still believes the old one.
+// answer serves a check: 200 "ok", or 503 with the check's error. With ?wait= a failing
+// answer is held until the check passes (wait.go).
 func answer(check Check) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		hold, err := waitParam(r)
@@ -92,12 +78,8 @@ func answer(check Check) http.HandlerFunc {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		err = check()
-		if err != nil && hold > 0 {
-			_ = wait.PollUntilContextTimeout(r.Context(), waitPoll, hold, false, func(context.Context) (bool, error) {
-				err = check()
-				return err == nil, nil
-			})
+		if err = check(); err != nil && hold > 0 {
+			err = holdFailure(r.Context(), check, err, hold)
 		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -105,26 +87,6 @@ func answer(check Check) http.HandlerFunc {
 		}
 		_, _ = w.Write([]byte("ok"))
 	}
-}
-
-// waitParam reads ?wait= as a Go duration ("20s") or whole seconds ("20").
-func waitParam(r *http.Request) (time.Duration, error) {
-	v := r.URL.Query().Get("wait")
-	if v == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		secs, serr := strconv.Atoi(v)
-		if serr != nil {
-			return 0, fmt.Errorf("wait=%q: want a duration such as 20s", v)
-		}
-		d = time.Duration(secs) * time.Second
-	}
-	if d < 0 || d > MaxWait {
-		return 0, fmt.Errorf("wait=%q: want a duration from 0 to %s", v, MaxWait)
-	}
-	return d, nil
 }
 
 // Always is a Check for components that are ready as soon as they serve.

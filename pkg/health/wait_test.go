@@ -1,0 +1,110 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestAnswerWait: ?wait= holds a failing check until it passes or the wait ends, answers a
+// passing one at once, and a malformed or unbounded wait is refused by name.
+func TestAnswerWait(t *testing.T) {
+	tests := []struct {
+		name  string
+		query string
+		// answers are the check's results, one per call; the last one repeats.
+		answers []bool
+		want    int
+	}{
+		{"no wait, failing", "", []bool{false}, http.StatusServiceUnavailable},
+		{"no wait, passing", "", []bool{true}, http.StatusOK},
+		{"failing, held until it passes", "?wait=30s", []bool{false, false, false, true}, http.StatusOK},
+		{"passing is answered at once", "?wait=30s", []bool{true, false}, http.StatusOK},
+		{"whole seconds", "?wait=30", []bool{false, false, true}, http.StatusOK},
+		{"failing until the wait ends", "?wait=300ms", []bool{false}, http.StatusServiceUnavailable},
+		{"zero wait", "?wait=0s", []bool{false, true}, http.StatusServiceUnavailable},
+		{"malformed", "?wait=soon", []bool{true}, http.StatusBadRequest},
+		{"beyond MaxWait", "?wait=2m", []bool{true}, http.StatusBadRequest},
+		{"negative", "?wait=-1s", []bool{true}, http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var calls atomic.Int32
+			check := func() error {
+				i := min(int(calls.Add(1)), len(tt.answers)) - 1
+				if tt.answers[i] {
+					return nil
+				}
+				return errors.New("VM not Ready")
+			}
+			rec := httptest.NewRecorder()
+			answer(check)(rec, httptest.NewRequest(http.MethodGet, "/readyz"+tt.query, nil))
+			if rec.Code != tt.want {
+				t.Errorf("GET /readyz%s = %d (%s), want %d", tt.query, rec.Code, strings.TrimSpace(rec.Body.String()), tt.want)
+			}
+			if rec.Code == http.StatusBadRequest && !strings.Contains(rec.Body.String(), "wait=") {
+				t.Errorf("refusal %q does not name the parameter", rec.Body.String())
+			}
+		})
+	}
+}
+
+// TestAnswerWaitEndsWithTheClient: a client that gives up (the kubelet's probe timeout) ends
+// the wait; the handler does not outlive it.
+func TestAnswerWaitEndsWithTheClient(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequest(http.MethodGet, "/readyz?wait=1m", nil).WithContext(ctx)
+	done := make(chan int)
+	go func() {
+		rec := httptest.NewRecorder()
+		answer(func() error { return errors.New("never") })(rec, req)
+		done <- rec.Code
+	}()
+	cancel()
+	select {
+	case code := <-done:
+		if code != http.StatusServiceUnavailable {
+			t.Errorf("status %d after the client went, want 503", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler still waits after its client went")
+	}
+}
+
+// TestFlagWakesAHeldProbe: a probe held on a Flag's failing answer is answered 200 as soon as
+// the flag is set, without waiting for a poll or its deadline.
+func TestFlagWakesAHeldProbe(t *testing.T) {
+	notReady := errors.New("VirtualMachine default/vm is not Ready")
+	flag := NewFlag(notReady)
+	if err := flag.Check(); !errors.Is(err, notReady) || err.Error() != notReady.Error() {
+		t.Fatalf("a new flag answers %v, want %v", err, notReady)
+	}
+	done := make(chan int)
+	go func() {
+		rec := httptest.NewRecorder()
+		answer(flag.Check)(rec, httptest.NewRequest(http.MethodGet, "/readyz?wait=1m", nil))
+		done <- rec.Code
+	}()
+	if was := flag.Set(true); was {
+		t.Error("Set(true) on a new flag says it was ready")
+	}
+	select {
+	case code := <-done:
+		if code != http.StatusOK {
+			t.Errorf("held probe answered %d after the flag was set, want 200", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held probe was not woken by the flag")
+	}
+	if was := flag.Set(false); !was {
+		t.Error("Set(false) on a ready flag says it was not ready")
+	}
+	if flag.Check() == nil {
+		t.Error("the flag still passes after Set(false)")
+	}
+}
