@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -33,7 +34,9 @@ func Serve(ctx context.Context, addr string, ready, live Check, collectors ...pr
 	mux.HandleFunc("/healthz", answer(live))
 	mux.Handle("/metrics", metrics)
 	mux.HandleFunc("/readyz", answer(ready))
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second,
+		// Requests end with ctx: a probe held by ?wait= must not hold the shutdown back.
+		BaseContext: func(net.Listener) context.Context { return ctx }}
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -3,6 +3,7 @@ package health
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -106,5 +107,41 @@ func TestFlagWakesAHeldProbe(t *testing.T) {
 	}
 	if flag.Check() == nil {
 		t.Error("the flag still passes after Set(false)")
+	}
+}
+
+// TestServeEndsHeldProbes: shutting the server down answers the probes it holds at once
+// instead of waiting for their ?wait= to run out.
+func TestServeEndsHeldProbes(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error)
+	go func() { served <- Serve(ctx, addr, NewFlag(errors.New("not ready")).Check, Always) }()
+	statusOf(t, "http://"+addr+"/healthz") // serving
+	held := make(chan struct{})
+	go func() {
+		defer close(held)
+		resp, err := http.Get("http://" + addr + "/readyz?wait=1m")
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	time.Sleep(200 * time.Millisecond) // the probe is held
+	cancel()
+	deadline := time.After(4 * time.Second) // below Serve's 5 s shutdown timeout
+	select {
+	case <-held:
+	case <-deadline:
+		t.Fatal("the held probe still waits after the server was shut down")
+	}
+	select {
+	case <-served:
+	case <-deadline:
+		t.Fatal("Serve still runs after its context ended")
 	}
 }
