@@ -30,19 +30,19 @@ func holdFailure(ctx context.Context, check Check, err error, hold time.Duration
 	ctx, cancel := context.WithTimeout(ctx, hold)
 	defer cancel()
 	for err != nil {
-		var flagged flagError
-		if errors.As(err, &flagged) {
-			select {
-			case <-ctx.Done():
-				return err
-			case <-flagged.changed:
-			}
+		// One of the two is nil, and a nil channel never receives.
+		var changed <-chan struct{}
+		var poll <-chan time.Time
+		if flagged := (flagError{}); errors.As(err, &flagged) {
+			changed = flagged.changed
 		} else {
-			select {
-			case <-ctx.Done():
-				return err
-			case <-time.After(waitPoll):
-			}
+			poll = time.After(waitPoll)
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-changed:
+		case <-poll:
 		}
 		err = check()
 	}
