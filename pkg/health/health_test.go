@@ -15,12 +15,7 @@ import (
 )
 
 func TestServe(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := freeAddr(t)
 	var ready, live atomic.Pointer[error]
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -53,6 +48,17 @@ func TestServe(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Serve returned %v after shutdown", err)
 	}
+}
+
+// freeAddr is a loopback address with a port no one listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
 
 func statusOf(t *testing.T, url string) int {

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// MaxWait bounds the ?wait= of a check.
-const MaxWait = time.Minute
+// maxWait bounds the ?wait= of a check.
+const maxWait = time.Minute
 
 // waitPoll is how often a held check that is not a Flag's is asked again.
 const waitPoll = 100 * time.Millisecond
@@ -63,8 +63,8 @@ func waitParam(r *http.Request) (time.Duration, error) {
 		}
 		d = time.Duration(secs) * time.Second
 	}
-	if d < 0 || d > MaxWait {
-		return 0, fmt.Errorf("wait=%q: want a duration from 0 to %s", v, MaxWait)
+	if d < 0 || d > maxWait {
+		return 0, fmt.Errorf("wait=%q: want a duration from 0 to %s", v, maxWait)
 	}
 	return d, nil
 }

@@ -3,7 +3,6 @@ package health
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -30,7 +29,7 @@ func TestAnswerWait(t *testing.T) {
 		{"failing until the wait ends", "?wait=300ms", []bool{false}, http.StatusServiceUnavailable},
 		{"zero wait", "?wait=0s", []bool{false, true}, http.StatusServiceUnavailable},
 		{"malformed", "?wait=soon", []bool{true}, http.StatusBadRequest},
-		{"beyond MaxWait", "?wait=2m", []bool{true}, http.StatusBadRequest},
+		{"beyond maxWait", "?wait=2m", []bool{true}, http.StatusBadRequest},
 		{"negative", "?wait=-1s", []bool{true}, http.StatusBadRequest},
 	}
 	for _, tt := range tests {
@@ -60,20 +59,10 @@ func TestAnswerWait(t *testing.T) {
 func TestAnswerWaitEndsWithTheClient(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	req := httptest.NewRequest(http.MethodGet, "/readyz?wait=1m", nil).WithContext(ctx)
-	done := make(chan int)
-	go func() {
-		rec := httptest.NewRecorder()
-		answer(func() error { return errors.New("never") })(rec, req)
-		done <- rec.Code
-	}()
+	done := answerInBackground(func() error { return errors.New("never") }, req)
 	cancel()
-	select {
-	case code := <-done:
-		if code != http.StatusServiceUnavailable {
-			t.Errorf("status %d after the client went, want 503", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the handler still waits after its client went")
+	if code := within(t, done, "the handler still waits after its client went"); code != http.StatusServiceUnavailable {
+		t.Errorf("status %d after the client went, want 503", code)
 	}
 }
 
@@ -85,22 +74,17 @@ func TestFlagWakesAHeldProbe(t *testing.T) {
 	if err := flag.Check(); !errors.Is(err, notReady) || err.Error() != notReady.Error() {
 		t.Fatalf("a new flag answers %v, want %v", err, notReady)
 	}
-	done := make(chan int)
-	go func() {
-		rec := httptest.NewRecorder()
-		answer(flag.Check)(rec, httptest.NewRequest(http.MethodGet, "/readyz?wait=1m", nil))
-		done <- rec.Code
-	}()
+	done := answerInBackground(flag.Check, httptest.NewRequest(http.MethodGet, "/readyz?wait=1m", nil))
+	select {
+	case code := <-done:
+		t.Fatalf("answered %d before the flag was set, want the probe held", code)
+	case <-time.After(200 * time.Millisecond): // held: only the flag can answer it now
+	}
 	if was := flag.Set(true); was {
 		t.Error("Set(true) on a new flag says it was ready")
 	}
-	select {
-	case code := <-done:
-		if code != http.StatusOK {
-			t.Errorf("held probe answered %d after the flag was set, want 200", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the held probe was not woken by the flag")
+	if code := within(t, done, "the held probe was not woken by the flag"); code != http.StatusOK {
+		t.Errorf("held probe answered %d after the flag was set, want 200", code)
 	}
 	if was := flag.Set(false); !was {
 		t.Error("Set(false) on a ready flag says it was not ready")
@@ -113,12 +97,7 @@ func TestFlagWakesAHeldProbe(t *testing.T) {
 // TestServeEndsHeldProbes: shutting the server down answers the probes it holds at once
 // instead of waiting for their ?wait= to run out.
 func TestServeEndsHeldProbes(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error)
 	go func() { served <- Serve(ctx, addr, NewFlag(errors.New("not ready")).Check, Always) }()
@@ -143,5 +122,28 @@ func TestServeEndsHeldProbes(t *testing.T) {
 	case <-served:
 	case <-deadline:
 		t.Fatal("Serve still runs after its context ended")
+	}
+}
+
+// answerInBackground serves req with check's answer and sends the status code.
+func answerInBackground(check Check, req *http.Request) <-chan int {
+	done := make(chan int, 1)
+	go func() {
+		rec := httptest.NewRecorder()
+		answer(check)(rec, req)
+		done <- rec.Code
+	}()
+	return done
+}
+
+// within is the status code done sends within 10 s; the test fails with stuck otherwise.
+func within(t *testing.T, done <-chan int, stuck string) int {
+	t.Helper()
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(10 * time.Second):
+		t.Fatal(stuck)
+		return 0
 	}
 }
