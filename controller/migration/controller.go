@@ -29,6 +29,7 @@ import (
 	"github.com/vmctl/vmctl/controller/expectations"
 	"github.com/vmctl/vmctl/controller/vmi"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
+	"github.com/vmctl/vmctl/pkg/superseded"
 	"github.com/vmctl/vmctl/pkg/workloop"
 )
 
@@ -86,8 +87,11 @@ type Controller struct {
 	// inFlight are the migrations this controller started, until the cache shows them final:
 	// the limits count them even before the cache has seen them leave Pending.
 	inFlight *inFlight
-	opts     Options
-	clock    clock.PassiveClock
+	// written are the cached instances whose status (migrationState) this controller has
+	// since replaced: a sync from such a copy would take the hand-over for lost.
+	written *superseded.Versions
+	opts    Options
+	clock   clock.PassiveClock
 }
 
 // Informers are what the controller watches.
@@ -126,6 +130,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, inf Informers, rec
 		recorder:     recorder,
 		expectations: expectations.New(),
 		inFlight:     newInFlight(),
+		written:      superseded.New(),
 		opts:         opts.withDefaults(),
 		clock:        clock.RealClock{},
 	}

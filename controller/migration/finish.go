@@ -112,8 +112,7 @@ func (c *Controller) endState(ctx context.Context, m *v1.VirtualMachineInstanceM
 	if deleted {
 		s.AbortRequested, s.AbortStatus = true, v1.MigrationAbortSucceeded
 	}
-	_, err := c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
-	return err
+	return c.writeInstanceStatus(ctx, updated)
 }
 
 // requestAbort asks the source's handler to abort the copy; it reports the end in the state.
@@ -124,6 +123,5 @@ func (c *Controller) requestAbort(ctx context.Context, vmi *v1.VirtualMachineIns
 	updated := vmi.DeepCopy()
 	updated.Status.MigrationState.AbortRequested = true
 	updated.Status.MigrationState.AbortStatus = v1.MigrationAbortInProgress
-	_, err := c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
-	return err
+	return c.writeInstanceStatus(ctx, updated)
 }

@@ -45,11 +45,16 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return err
 	}
 	m := cached.DeepCopy()
+	vmiKey := namespace + "/" + m.Spec.VMIName
 	vmi, err := c.vmiLister.VirtualMachineInstances(namespace).Get(m.Spec.VMIName)
-	if apierrors.IsNotFound(err) {
+	switch {
+	case apierrors.IsNotFound(err):
 		vmi = nil
-	} else if err != nil {
+		c.written.Forget(vmiKey)
+	case err != nil:
 		return err
+	case c.written.Stale(vmiKey, vmi.ResourceVersion):
+		return nil // the watch event of the controller's own write queues this again
 	}
 	targets, err := c.targetPods(m, vmi)
 	if err != nil {
@@ -91,9 +96,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		if stepErr = c.createTarget(ctx, key, m, vmi); stepErr == nil {
 			phase = v1.MigrationScheduling
 		}
-	case phase == v1.MigrationPreparingTarget && m.Status.Phase == v1.MigrationScheduled:
+	case phase == v1.MigrationPreparingTarget && m.Status.Phase == v1.MigrationScheduled && ours(m, vmi) == nil:
 		// Hand the instance over to the handlers: the source's and the target's read where
-		// the domain goes from its migrationState.
+		// the domain goes from its migrationState. (Once it names this migration, the cache
+		// is only behind on the migration's phase, and writing the state again would erase
+		// what the handlers added.)
 		if stepErr = c.handOver(ctx, m, vmi, target, now); stepErr != nil {
 			phase = m.Status.Phase
 		}
@@ -210,8 +217,17 @@ func (c *Controller) handOver(ctx context.Context, m *v1.VirtualMachineInstanceM
 	updated.Status.MigrationState = state
 	updated.Status.MigrationMethod = Method(vmi)
 	updated.Status.MigrationTransport = v1.MigrationTransportUnix
-	_, err = c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
-	return err
+	return c.writeInstanceStatus(ctx, updated)
+}
+
+// writeInstanceStatus writes the status of an instance changed from its cached copy, and
+// remembers that the copy is stale.
+func (c *Controller) writeInstanceStatus(ctx context.Context, vmi *v1.VirtualMachineInstance) error {
+	if _, err := c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	c.written.Wrote(vmi.Namespace+"/"+vmi.Name, vmi.ResourceVersion)
+	return nil
 }
 
 // policyFor is the MigrationPolicy matching the instance and its namespace, if any.
