@@ -45,8 +45,13 @@ func decide(m *v1.VirtualMachineInstanceMigration, vmi *v1.VirtualMachineInstanc
 		return fail("the instance no longer names this migration in status.migrationState")
 	}
 	if state != nil && state.Completed {
-		if state.Failed {
+		switch {
+		case state.Failed:
 			return fail("%s", state.FailureReason)
+		case state.TargetNode != "" && vmi.Status.NodeName != state.TargetNode:
+			// Succeeded once the instance says where it runs now: a user (or a drain) who
+			// waited for the migration then reads the target node, never the source.
+			return phase, ""
 		}
 		return v1.MigrationSucceeded, ""
 	}

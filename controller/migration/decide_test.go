@@ -37,6 +37,8 @@ func TestDecide(t *testing.T) {
 	notMigratable := running(nil)
 	notMigratable.Status.Conditions = []v1.VirtualMachineInstanceCondition{{Type: v1.VirtualMachineInstanceIsMigratable,
 		Status: corev1.ConditionFalse, Reason: v1.VirtualMachineInstanceReasonDisksNotMigratable, Message: "PVC disk is not shared"}}
+	onTarget := running(&v1.VirtualMachineInstanceMigrationState{MigrationUID: "m1", Completed: true, TargetNode: "node2"})
+	onTarget.Status.NodeName = "node2"
 	ended := running(nil)
 	ended.Status.Phase = v1.Succeeded
 
@@ -73,7 +75,10 @@ func TestDecide(t *testing.T) {
 			StartTimestamp: ptr.To(metav1.NewTime(start))}), pod("node2", corev1.PodRunning), false, 10 * time.Minute, v1.MigrationRunning, ""},
 		{"copy failed", migration(v1.MigrationRunning), running(&v1.VirtualMachineInstanceMigrationState{MigrationUID: "m1", Completed: true, Failed: true,
 			FailureReason: "target QEMU exited"}), pod("node2", corev1.PodRunning), false, 0, v1.MigrationFailed, "target QEMU exited"},
-		{"copy done", migration(v1.MigrationRunning), running(&v1.VirtualMachineInstanceMigrationState{MigrationUID: "m1", Completed: true}),
+		{"copy done, the instance not yet on the target node", migration(v1.MigrationRunning),
+			running(&v1.VirtualMachineInstanceMigrationState{MigrationUID: "m1", Completed: true, TargetNode: "node2"}),
+			pod("node2", corev1.PodRunning), false, 0, v1.MigrationRunning, ""},
+		{"copy done, the instance on the target node", migration(v1.MigrationRunning), onTarget,
 			pod("node2", corev1.PodRunning), false, 0, v1.MigrationSucceeded, ""},
 		{"another migration's state", migration(v1.MigrationRunning), running(&v1.VirtualMachineInstanceMigrationState{MigrationUID: "m0", Completed: true}),
 			pod("node2", corev1.PodRunning), false, 0, v1.MigrationFailed, "no longer names"},
