@@ -53,7 +53,8 @@ func TestVmctlDeployment(t *testing.T) {
 			if most := int(waited/(20*time.Second)) + 2; failures > most {
 				t.Errorf("pod %s: %d failed readiness probes in the %s before it was Ready, want at most %d", pod.Name, failures, waited.Round(time.Second), most)
 			}
-			// The held probe answers when the VM turns Ready, not at the next period.
+			// The held probe answers when the VM turns Ready, not at the next period: a probe
+			// answering at once would lag its VM by up to 10 s, half the time by more than 5.
 			vm, err := f.Virt.KubevirtV1().VirtualMachines(f.Namespace).Get(f.Context(), vmctl.CloneName("testvm", pod.Name), metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -64,8 +65,8 @@ func TestVmctlDeployment(t *testing.T) {
 					vmReady = c.LastTransitionTime.Time
 				}
 			}
-			if lag := ready.Sub(vmReady); vmReady.IsZero() || lag >= 10*time.Second {
-				t.Errorf("pod %s turned Ready at %s, its VM at %s: want the pod within the probe's 10 s period", pod.Name, ready, vmReady)
+			if lag := ready.Sub(vmReady); vmReady.IsZero() || lag > 5*time.Second {
+				t.Errorf("pod %s turned Ready at %s, its VM at %s: want the pod within seconds, not at the probe's next period", pod.Name, ready, vmReady)
 			}
 			t.Logf("pod %s: Ready %s after its container started and %s after its VM, %d failed readiness probes",
 				pod.Name, waited.Round(time.Second), ready.Sub(vmReady), failures)
