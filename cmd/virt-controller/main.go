@@ -42,6 +42,7 @@ func main() {
 	qps := pflag.Float32("kube-api-qps", 500, "sustained requests per second to the API server (about 6 writes start a VM)")
 	burst := pflag.Int("kube-api-burst", 1000, "request burst to the API server")
 	healthAddr := pflag.String("health-addr", ":8080", "address of /healthz, /readyz and /metrics")
+	pflag.BoolVar(&health.Profiling, "profiling", false, "serve Go profiles under /debug/pprof/ on --health-addr (unauthenticated: for benchmarks)")
 	hostname, _ := os.Hostname()
 	election := manager.Election{}
 	pflag.StringVar(&election.Namespace, "lease-namespace", envOr("POD_NAMESPACE", "kubevirt"), "namespace of the leader election Lease")

@@ -28,6 +28,7 @@ func main() {
 	allowEmulation := pflag.Bool("allow-emulation", false, "run guests whose launcher pod has no /dev/kvm with QEMU's software emulator (TCG)")
 	devicePluginDir := pflag.String("device-plugin-dir", "/var/lib/kubelet/device-plugins", "the kubelet's device plugin directory (kubelet.sock), as mounted in this container")
 	healthAddr := pflag.String("health-addr", ":8080", "address of /healthz, /readyz and /metrics")
+	pflag.BoolVar(&health.Profiling, "profiling", false, "serve Go profiles under /debug/pprof/ on --health-addr (unauthenticated: for benchmarks)")
 	streamAddr := pflag.String("stream-addr", fmt.Sprintf(":%d", handlerapi.Port), "address of the stream server: console, port-forward, pause, unpause, soft reboot (mutual TLS with virt-api)")
 	namespace := pflag.String("namespace", os.Getenv("POD_NAMESPACE"), "namespace of the stream server's certificate Secret (default $POD_NAMESPACE)")
 	podIP := pflag.String("pod-ip", os.Getenv("POD_IP"), "this pod's IP, where migrations to this node arrive (default $POD_IP; empty: the node takes none)")

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +19,10 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go's metrics, registered on import
 	"k8s.io/klog/v2"
 )
+
+// Profiling adds Go's profiles under /debug/pprof/ (--profiling). Off by default: the health
+// address has no authentication, and a profile costs the component CPU while it is taken.
+var Profiling bool
 
 // Check reports nil when the component is ready to do its work.
 type Check func() error
@@ -34,6 +39,10 @@ func Serve(ctx context.Context, addr string, ready, live Check, collectors ...pr
 	mux.HandleFunc("/healthz", answer(live))
 	mux.Handle("/metrics", metrics)
 	mux.HandleFunc("/readyz", answer(ready))
+	if Profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	}
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second,
 		// Requests end with ctx: a probe held by ?wait= must not hold the shutdown back.
 		BaseContext: func(net.Listener) context.Context { return ctx }}

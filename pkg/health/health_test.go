@@ -50,6 +50,32 @@ func TestServe(t *testing.T) {
 	}
 }
 
+// TestServeProfilesOnlyWhenAsked: Go's profiles are served under /debug/pprof/ with
+// --profiling only, since the health address has no authentication.
+func TestServeProfilesOnlyWhenAsked(t *testing.T) {
+	defer func(was bool) { Profiling = was }(Profiling)
+	for _, tt := range []struct {
+		profiling bool
+		want      int
+	}{
+		{false, http.StatusNotFound},
+		{true, http.StatusOK},
+	} {
+		Profiling = tt.profiling
+		addr := freeAddr(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- Serve(ctx, addr, Always, Always) }()
+		if got := statusOf(t, "http://"+addr+"/debug/pprof/heap"); got != tt.want {
+			t.Errorf("GET /debug/pprof/heap with Profiling=%v = %d, want %d", tt.profiling, got, tt.want)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve returned %v after shutdown", err)
+		}
+	}
+}
+
 // freeAddr is a loopback address with a port no one listens on.
 func freeAddr(t *testing.T) string {
 	t.Helper()
