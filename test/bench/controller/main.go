@@ -58,8 +58,15 @@ func run(o options) error {
 		return err
 	}
 	klog.InfoS("floor: a Deployment's pods on the kwok nodes", "replicas", o.count, "nodes", r.Nodes)
+	beforeFloor, err := c.scrapeWrites(ctx)
+	if err != nil {
+		return err
+	}
 	if r.DeploymentSeconds, r.FloorCPU, err = c.deploymentFloor(ctx, o.count); err != nil {
 		return fmt.Errorf("deployment floor: %w", err)
+	}
+	if r.FloorWrites, err = c.writesSince(ctx, beforeFloor); err != nil {
+		return err
 	}
 	// Clear the nodes for the VMs.
 	if err := benchout.DeleteNamespace(ctx, c.kube, floorNamespace); err != nil {
@@ -78,6 +85,9 @@ func run(o options) error {
 		return fmt.Errorf("VMs: %w", err)
 	}
 	r.VMSeconds = r.Stages.Scheduled
+	if r.ScheduledWrites, err = c.writesSince(ctx, before); err != nil {
+		return err
+	}
 	if r.Webhooks, err = c.scrapeWebhooks(ctx); err != nil {
 		return err
 	}

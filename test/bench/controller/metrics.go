@@ -64,6 +64,15 @@ func (c clients) scrapeWrites(ctx context.Context) (writes, error) {
 	return w, nil
 }
 
+// writesSince is what was written since the scrape before.
+func (c clients) writesSince(ctx context.Context, before writes) (writes, error) {
+	now, err := c.scrapeWrites(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return now.since(before), nil
+}
+
 // settledWrites waits until the controller has stopped writing (two scrapes five seconds
 // apart agree) and returns what was written since before.
 func (c clients) settledWrites(ctx context.Context, before writes) (writes, error) {
@@ -80,13 +89,29 @@ func (c clients) settledWrites(ctx context.Context, before writes) (writes, erro
 	if err != nil {
 		return nil, err
 	}
+	return last.since(before), nil
+}
+
+// since is what was written between the scrape before and this one.
+func (w writes) since(before writes) writes {
 	delta := writes{}
-	for k, v := range last {
+	for k, v := range w {
 		if d := v - before[k]; d > 0 {
 			delta[k] = d
 		}
 	}
-	return delta, nil
+	return delta
+}
+
+// total is the number of writes, and of them the ones to the project's custom resources.
+func (w writes) total() (all, custom float64) {
+	for k, v := range w {
+		all += v
+		if strings.Contains(k, "virtualmachine") {
+			custom += v
+		}
+	}
+	return all, custom
 }
 
 func onlyVirt(w writes) writes {

@@ -17,8 +17,12 @@ type result struct {
 	VMSeconds float64 `json:"vmSeconds"`
 	Stages    stages  `json:"stages"`
 	Ratio     float64 `json:"ratioToFloor"`
-	// Writes are every component's mutating requests while the VMs started, by verb and resource.
-	Writes writes `json:"writes"`
+	// Writes are every component's mutating requests while the VMs started, by verb and
+	// resource, until virt-controller stopped writing. FloorWrites and ScheduledWrites are the
+	// ones each phase made until its clock stopped, as its CPU seconds.
+	Writes          writes `json:"writes"`
+	FloorWrites     writes `json:"floorWrites"`
+	ScheduledWrites writes `json:"scheduledWrites"`
 	// ControllerWrites are the ones virt-controller makes, per VM.
 	ControllerWrites      map[string]float64 `json:"controllerWritesPerVM"`
 	ControllerWritesPerVM float64            `json:"controllerWritesPerVMTotal"`
@@ -84,6 +88,17 @@ func (r *result) markdown() string {
 	}
 	fmt.Fprintf(&b, "| all of these (cores busy) | %.1f (%.2f) | %.1f (%.2f) |\n",
 		floorSum, floorSum/r.DeploymentSeconds, vmSum, vmSum/r.VMSeconds)
+	// The API server's CPU is mostly its writes' (and their watch events'): a custom resource
+	// (JSON, checked against its schema) costs it several times what a protobuf pod does.
+	floorAll, floorCustom := r.FloorWrites.total()
+	vmAll, vmCustom := r.ScheduledWrites.total()
+	n := float64(r.Count)
+	fmt.Fprintf(&b, "| API writes per replica, all components (of which custom resources) | %.1f (%.1f) | %.1f (%.1f) |\n",
+		floorAll/n, floorCustom/n, vmAll/n, vmCustom/n)
+	if floorAll > 0 && vmAll > 0 {
+		fmt.Fprintf(&b, "| kube-apiserver CPU ms per write | %.1f | %.1f |\n",
+			1000*r.FloorCPU["kube-apiserver"]/floorAll, 1000*r.VMCPU["kube-apiserver"]/vmAll)
+	}
 	fmt.Fprintf(&b, "\n| webhook (VM phase) | calls | mean latency |\n|---|---|---|\n")
 	for _, name := range slices.Sorted(maps.Keys(r.Webhooks)) {
 		w := r.Webhooks[name]
