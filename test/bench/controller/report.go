@@ -89,7 +89,7 @@ func (r *result) markdown() string {
 	fmt.Fprintf(&b, "| all of these (cores busy) | %.1f (%.2f) | %.1f (%.2f) |\n",
 		floorSum, floorSum/r.DeploymentSeconds, vmSum, vmSum/r.VMSeconds)
 	// The API server's CPU is mostly its writes' (and their watch events'): a custom resource
-	// (JSON, checked against its schema) costs it several times what a protobuf pod does.
+	// (JSON, checked against its schema) costs it about three times a built-in one.
 	floorAll, floorCustom := r.FloorWrites.total()
 	vmAll, vmCustom := r.ScheduledWrites.total()
 	n := float64(r.Count)
