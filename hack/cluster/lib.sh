@@ -93,6 +93,17 @@ pid_of() {
     tr '\0' ' ' <"/proc/$pid/cmdline" | grep -F "$CLUSTER" >/dev/null && echo "$pid"
 }
 running() { pid_of "$1" >/dev/null; }
+# pid_state NAME says what became of the pid recorded for NAME, for an error message: a pid that
+# lives on under another command line is not NAME's (reused, or not yet exec'd).
+pid_state() {
+  local pid
+  pid=$(cat "$CLUSTER/pids/$1.pid" 2>/dev/null) || { echo "no pid recorded"; return; }
+  if [ -r "/proc/$pid/cmdline" ]; then
+    echo "pid $pid is $(ps -o stat= -p "$pid" 2>/dev/null) $(tr '\0' ' ' <"/proc/$pid/cmdline" | cut -c1-120)"
+  else
+    echo "pid $pid is gone"
+  fi
+}
 
 # start NAME CMD... runs CMD in the background in its own session (so a Ctrl-C of make or a
 # closed terminal does not take the cluster down), logging to logs/NAME.log.
@@ -117,7 +128,7 @@ wait_for() {
   until "$@" >/dev/null 2>&1; do
     if ! running "$name"; then
       tail -n 30 "$CLUSTER/logs/$name.log" >&2 || true
-      die "$name exited; full log: $CLUSTER/logs/$name.log"
+      die "$name exited ($(pid_state "$name")); full log: $CLUSTER/logs/$name.log"
     fi
     if [ $SECONDS -ge $deadline ]; then
       tail -n 30 "$CLUSTER/logs/$name.log" >&2 || true
