@@ -107,17 +107,21 @@ func (w writes) since(before writes) writes {
 func (w writes) total() (all, custom float64) {
 	for k, v := range w {
 		all += v
-		if strings.Contains(k, "virtualmachine") {
+		if customResource(k) {
 			custom += v
 		}
 	}
 	return all, custom
 }
 
+// customResource says whether a write's key names one of the project's resources (VMs, VMIs,
+// migrations, replica sets: all "virtualmachine...").
+func customResource(key string) bool { return strings.Contains(key, "virtualmachine") }
+
 func onlyVirt(w writes) writes {
 	out := writes{}
 	for k, v := range w {
-		if strings.Contains(k, "virtualmachine") {
+		if customResource(k) {
 			out[k] = v
 		}
 	}
