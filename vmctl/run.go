@@ -63,9 +63,9 @@ func Run(ctx context.Context, opts Options) error {
 		log.Info("the clone lives outside the pod's namespace: it cannot be owned by the pod, so only vmctl's SIGTERM handling removes it", "namespace", opts.Namespace)
 	}
 
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	// Not stopped by SIGTERM (ctx) but shut down last: the teardown's events still go out.
+	broadcaster := record.NewBroadcaster(record.WithContext(context.WithoutCancel(ctx)))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events(pod.Namespace)})
-	// Shut down last: the teardown's events still go out.
 	defer broadcaster.Shutdown()
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "vmctl", Host: pod.Spec.NodeName})
 

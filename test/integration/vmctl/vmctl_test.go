@@ -43,7 +43,7 @@ func run(m *testing.M) int {
 
 // TestVmctlWithTheExampleRole: vmctl, as the example's ServiceAccount, waits for a missing
 // prototype (saying so on its pod), clones it once it appears, and deletes the clone when
-// stopped, exiting cleanly.
+// stopped, saying so on its pod, and exits cleanly.
 func TestVmctlWithTheExampleRole(t *testing.T) {
 	e := newEnv(t)
 	stop := e.start(vmctl.Options{})
@@ -74,6 +74,10 @@ func TestVmctlWithTheExampleRole(t *testing.T) {
 	if _, err := e.clone(context.Background()); !apierrors.IsNotFound(err) {
 		t.Errorf("after vmctl stopped the clone is still there: %v", err)
 	}
+	// The teardown runs after SIGTERM cancelled vmctl's context: its event must still go out.
+	e.eventually("a CloneDeleted event", func(ctx context.Context) bool {
+		return e.event(ctx, vmctl.ReasonCloneDeleted) != ""
+	})
 }
 
 // TestVmctlAdoptsAndTheGarbageCollectorCollects: a clone left by an earlier vmctl of the same
