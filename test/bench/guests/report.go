@@ -17,6 +17,8 @@ type report struct {
 	// FloorDeployment is the vmctl Deployment's floor: a Deployment of floor pods.
 	FloorDeployment *result `json:"floorDeployment,omitempty"`
 	Vmctl           *result `json:"vmctlDeployment,omitempty"`
+	// Capped says which scenarios ran fewer items than asked, and why (fit.go).
+	Capped []string `json:"capped,omitempty"`
 }
 
 // Published KubeVirt figures the issue compares with.
@@ -51,6 +53,12 @@ func (r *report) markdown() string {
 	var b strings.Builder
 	cols := r.columns()
 	fmt.Fprintf(&b, "make bench, %s: %d items %s apart on the real node, test guest with %s RAM\n\n", r.Date, r.VMs, r.Interval, r.GuestMemory)
+	for _, c := range r.Capped {
+		fmt.Fprintf(&b, "- %s\n", c)
+	}
+	if len(r.Capped) > 0 {
+		fmt.Fprintln(&b)
+	}
 	fmt.Fprint(&b, "| Measure |")
 	for _, c := range cols {
 		fmt.Fprintf(&b, " %s |", c.title)
