@@ -10,12 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/klog/v2"
 
 	"github.com/vmctl/vmctl/test/examples"
 )
 
 // A scenario whose pods do not all fit the node's memory would wait for ever on the ones the
-// scheduler leaves Pending: on this 24 GiB machine 100 launcher pods fit (208 MiB each for an
+// scheduler leaves Pending: on this 24 GiB machine 100 launcher pods fit (224 MiB each for an
 // 80 MiB guest), but not 100 launcher pods beside 100 vmctl pods. So each scenario runs as many
 // items as the node's allocatable memory holds, beside what its other pods already request,
 // and the report says when that is fewer than asked.
@@ -82,12 +83,17 @@ func (b *bench) fitToNode(ctx context.Context, r *report) error {
 	mib := func(v int64) int64 { return v >> 20 }
 	limit := func(what string, want *int, perItem int64) {
 		if n := fit(*want, allocatable, requested, perItem); n < *want {
-			r.Capped = append(r.Capped, fmt.Sprintf("%s: %d instead of %d, as many as the node's %d MiB of allocatable memory holds beside the %d MiB its other pods request, at %d MiB each",
-				what, n, *want, mib(allocatable), mib(requested), mib(perItem)))
+			capped := fmt.Sprintf("%s: %d instead of %d, as many as the node's %d MiB of allocatable memory holds beside the %d MiB its other pods request, at %d MiB each",
+				what, n, *want, mib(allocatable), mib(requested), mib(perItem))
+			klog.InfoS("fewer items than asked", "scenario", capped)
+			r.Capped = append(r.Capped, capped)
 			*want = n
 		}
 	}
 	limit("(a) VMs and their floor", &b.o.vms, launcher)
 	limit("(b) vmctl replicas and their floor", &b.o.vmctlReplicas, launcher+vmctl)
+	if b.o.vms == 0 {
+		return fmt.Errorf("the node's memory holds no launcher pod: %v", r.Capped)
+	}
 	return nil
 }
