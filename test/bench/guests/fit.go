@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -42,7 +41,7 @@ func (b *bench) freeMemory(ctx context.Context) (allocatable, requested int64, e
 	}
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		if strings.HasPrefix(p.Namespace, "bench-") || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if ownNamespace(p.Namespace) || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
 		requested += memoryRequest(p)

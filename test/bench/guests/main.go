@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -35,6 +36,9 @@ type options struct {
 }
 
 const floorNamespace = "bench-floor"
+
+// ownNamespace says whether the bench made a namespace: all of them start with "bench-".
+func ownNamespace(namespace string) bool { return strings.HasPrefix(namespace, "bench-") }
 
 // userAgent marks the bench's own requests, which the write counts leave out.
 const userAgent = "vmctl-bench"

@@ -75,9 +75,9 @@ func podComponent(namespace, name string) string {
 		}
 	}
 	switch {
-	case strings.HasPrefix(namespace, "bench-") && strings.HasPrefix(name, "virt-launcher-"):
+	case ownNamespace(namespace) && strings.HasPrefix(name, "virt-launcher-"):
 		return "launcher pods (guests included)"
-	case strings.HasPrefix(namespace, "bench-") && strings.HasPrefix(name, "vmctl-"):
+	case ownNamespace(namespace) && strings.HasPrefix(name, "vmctl-"):
 		return "vmctl"
 	}
 	return ""
