@@ -14,6 +14,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4/server4"
 	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 	"k8s.io/klog/v2"
 
 	"github.com/vmctl/vmctl/launcher/layout"
@@ -27,8 +28,6 @@ type Config struct {
 	ResolvConf string
 	// Wait bounds the wait for virt-handler to plumb the pod.
 	Wait time.Duration
-	// Poll is how often the bridge is looked for.
-	Poll time.Duration
 	// LeaseFile, for the bridge binding, is the pod's address virt-handler kept for the
 	// guest (layout.GuestLeaseRel); empty for masquerade.
 	LeaseFile string
@@ -36,7 +35,7 @@ type Config struct {
 
 // DefaultConfig is a launcher pod's configuration for the given hostname.
 func DefaultConfig(hostname string, wait time.Duration) Config {
-	return Config{Hostname: hostname, ResolvConf: "/etc/resolv.conf", Wait: wait, Poll: 50 * time.Millisecond}
+	return Config{Hostname: hostname, ResolvConf: "/etc/resolv.conf", Wait: wait}
 }
 
 // Masquerade is the running binding; Close stops its DHCP server. The devices and rules stay:
@@ -80,25 +79,54 @@ func ServeGuest(ctx context.Context, cfg Config) (*Masquerade, error) {
 	return &Masquerade{dhcp: srv}, nil
 }
 
-// waitForBridge polls for the bridge to be up: virt-handler brings it up last, after the
-// sysctls, the tap and the NAT rules.
+// waitForBridge waits for the bridge to be up: virt-handler brings it up last, after the
+// sysctls, the tap and the NAT rules. It listens to the namespace's link notifications
+// instead of polling: on a node starting many guests the handler may reach this pod only
+// after minutes, and a 50 ms poll cost each launcher almost half a CPU-second by then.
 func waitForBridge(ctx context.Context, cfg Config) (netlink.Link, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.Wait)
 	defer cancel()
-	tick := time.NewTicker(cfg.Poll)
-	defer tick.Stop()
-	for {
-		link, err := netlink.LinkByName(layout.BridgeName)
-		if err == nil && link.Attrs().Flags&net.FlagUp != 0 {
-			return link, nil
-		}
+	updates := make(chan netlink.LinkUpdate)
+	done := make(chan struct{})
+	defer func() {
+		close(done)
+		// The subscription closes updates once its socket is closed; until then it may be
+		// sending one.
+		go func() {
+			for range updates {
+			}
+		}()
+	}()
+	failed := make(chan error, 1)
+	// Not ListExisting: its dump request goes to the subscription's multicast address, which
+	// takes CAP_NET_ADMIN (EPERM in the launcher). Subscribed first, then looked up once: a
+	// bridge brought up in between is not missed.
+	opts := netlink.LinkSubscribeOptions{ErrorCallback: func(err error) {
 		select {
+		case failed <- err:
+		default:
+		}
+	}}
+	if err := netlink.LinkSubscribeWithOptions(updates, done, opts); err != nil {
+		return nil, fmt.Errorf("watching the pod's network links: %w", err)
+	}
+	if link, err := netlink.LinkByName(layout.BridgeName); err == nil && link.Attrs().Flags&net.FlagUp != 0 {
+		return link, nil
+	}
+	for {
+		select {
+		case u, ok := <-updates:
+			if !ok {
+				return nil, fmt.Errorf("watching the pod's network links: %w", <-failed)
+			}
+			if u.Header.Type == unix.RTM_NEWLINK && u.Link.Attrs().Name == layout.BridgeName && u.Link.Attrs().Flags&net.FlagUp != 0 {
+				return u.Link, nil
+			}
 		case <-ctx.Done():
 			if context.Cause(ctx) == context.DeadlineExceeded {
 				return nil, fmt.Errorf("virt-handler did not set up the pod network (bridge %s) within %s: is virt-handler running on this node?", layout.BridgeName, cfg.Wait)
 			}
 			return nil, ctx.Err()
-		case <-tick.C:
 		}
 	}
 }
