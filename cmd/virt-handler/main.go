@@ -34,7 +34,7 @@ func main() {
 	podIP := pflag.String("pod-ip", os.Getenv("POD_IP"), "this pod's IP, where migrations to this node arrive (default $POD_IP; empty: the node takes none)")
 	certsSecret := pflag.String("certs-secret", "virt-handler-certs", "Secret that virt-api keeps the stream server's certificates in")
 	capsDir := pflag.String("launcher-capabilities", "", "directory of libvirt's QEMU capabilities cache as virt-launcher probe-capabilities wrote it on this node, copied into new launcher pods (empty: none)")
-	workers := pflag.Int("workers", 8, "concurrent instance syncs (a hung launcher holds one for a few seconds)")
+	workers := pflag.Int("workers", 64, "concurrent instance syncs: a domain's start holds one until libvirt has launched QEMU, tens of seconds on a node starting many guests, so as many as the VMs a node starts at once")
 	heartbeat := pflag.Duration("heartbeat-interval", handler.DefaultHeartbeatInterval, "how often to mark this node schedulable with a heartbeat (virt-controller's --node-heartbeat-timeout must be several times longer)")
 	component.ParseFlags()
 
