@@ -33,6 +33,7 @@ type options struct {
 	cluster       string
 	out           string
 	timeout       time.Duration
+	markerStall   time.Duration
 }
 
 const floorNamespace = "bench-floor"
@@ -54,6 +55,8 @@ func main() {
 	pflag.StringVar(&o.out, "out", "_out/bench", "directory of guests.json and guests.md")
 	// 100 TCG guests take ~10 minutes a scenario to their markers on 2 cores, and there are four.
 	pflag.DurationVar(&o.timeout, "timeout", 2*time.Hour, "give up after this long")
+	// A 100-guest boot prints a marker every few seconds; 10 minutes without one is a hang.
+	pflag.DurationVar(&o.markerStall, "marker-stall", 10*time.Minute, "stop waiting for the guests' markers when none has come for this long, and report the missing")
 	pflag.Parse()
 	if err := run(o); err != nil {
 		klog.ErrorS(err, "bench-guests failed")

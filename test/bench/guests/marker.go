@@ -18,15 +18,18 @@ import (
 // markers fills in when each sample's guest printed its marker on the serial console: the
 // timestamp the container runtime gave the line in the launcher pod's guest-console-log
 // container, which copies the console as QEMU writes it (within 100 ms) in VMs and floor pods
-// alike. It polls the pods whose guests have not printed it yet.
-func (b *bench) markers(ctx context.Context, ns string, w *watcher, samples []sample) error {
+// alike. It polls the pods whose guests have not printed it yet, and gives up on them once no
+// guest has printed its marker for stall: one guest that hangs in its boot must not hold the
+// whole run until its timeout. It returns the pods it gave up on, which the figures leave out.
+func (b *bench) markers(ctx context.Context, ns string, w *watcher, samples []sample, stall time.Duration) ([]string, error) {
 	for i := range samples {
 		if samples[i].pod == "" {
 			samples[i].pod = w.podOf(samples[i].name)
 		}
 	}
+	progress := time.Now()
 	for {
-		missing := 0
+		var missing []string
 		for i := range samples {
 			s := &samples[i]
 			if !s.marker.IsZero() {
@@ -37,16 +40,22 @@ func (b *bench) markers(ctx context.Context, ns string, w *watcher, samples []sa
 				klog.V(2).InfoS("no console yet", "pod", s.pod, "err", err)
 			}
 			if s.marker = at; at.IsZero() {
-				missing++
+				missing = append(missing, s.pod)
+			} else {
+				progress = time.Now()
 			}
 		}
-		if missing == 0 {
-			return nil
+		if len(missing) == 0 {
+			return nil, nil
 		}
-		klog.InfoS("waiting for guest markers", "missing", missing, "of", len(samples))
+		if time.Since(progress) > stall {
+			klog.ErrorS(nil, "giving up on guests that printed no marker", "since", stall, "pods", missing)
+			return missing, nil
+		}
+		klog.InfoS("waiting for guest markers", "missing", len(missing), "of", len(samples))
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%d guests did not print %s: %w", missing, testguest.Marker, ctx.Err())
+			return nil, fmt.Errorf("%d guests did not print %s: %w", len(missing), testguest.Marker, ctx.Err())
 		case <-time.After(markerPoll):
 		}
 	}

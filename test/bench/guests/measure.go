@@ -40,11 +40,12 @@ func (b *bench) measure(ctx context.Context, namespace string, run scenario) (*r
 		return nil, err
 	}
 	end := time.Now()
-	if err := b.markers(ctx, namespace, w, samples); err != nil {
+	noMarker, err := b.markers(ctx, namespace, w, samples, b.o.markerStall)
+	if err != nil {
 		return nil, err
 	}
 	stopSampling()
-	r := &result{Count: len(samples), Seconds: end.Sub(start).Seconds()}
+	r := &result{Count: len(samples), Seconds: end.Sub(start).Seconds(), NoMarker: noMarker}
 	r.latencies(samples)
 	r.split(samples, w, cpu, b.memory.Value())
 	// After the markers, so the components' figures cover the guests' boots.

@@ -74,6 +74,7 @@ func (r *report) markdown() string {
 	pct := func(s stats) string { return fmt.Sprintf("%.1f / %.1f / %.1f", s.P50, s.P95, s.Max) }
 	row("creation -> Running P50 / P95 / max (s)", "", kubevirtLatency, func(c column) string { return pct(c.r.Latency) })
 	row("creation -> guest marker P50 / P95 / max (s)", "", "", func(c column) string { return pct(c.r.Marker) })
+	row("guests that printed no marker (left out of the marker figures)", "0", "", func(c column) string { return fmt.Sprint(len(c.r.NoMarker)) })
 	row("marker P95 / its floor's", "<= 1.3x", "", func(c column) string { return fmt.Sprintf("%.2fx", c.r.Marker.P95/c.floor.Marker.P95) })
 	row("Scheduled -> Running P50 / P95 (s)", "", "", func(c column) string {
 		if len(c.r.ScheduledToRun.Samples) == 0 {

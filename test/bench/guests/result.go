@@ -9,9 +9,12 @@ type result struct {
 	Seconds float64 `json:"seconds"`
 	// Latency is creation -> Running (floor: pod Running), Marker creation -> the guest's
 	// marker on its console, per item in seconds.
-	Latency        stats `json:"creationToRunning"`
-	Marker         stats `json:"creationToMarker"`
-	ScheduledToRun stats `json:"scheduledToRunning"`
+	Latency stats `json:"creationToRunning"`
+	Marker  stats `json:"creationToMarker"`
+	// NoMarker are the pods whose guests printed no marker before the bench gave up on them;
+	// Marker and the CPU until the marker leave them out.
+	NoMarker       []string `json:"podsWithoutMarker,omitempty"`
+	ScheduledToRun stats    `json:"scheduledToRunning"`
 	// PodCPU is each launcher pod's CPU seconds until its guest's marker.
 	PodCPU    stats              `json:"podCPUSecondsToMarker"`
 	CPUByPart map[string]float64 `json:"cpuSecondsToMarkerByPart"`
