@@ -126,8 +126,8 @@ wait_for() {
   local name=$1 timeout=$2; shift 2
   local deadline=$((SECONDS + timeout))
   until "$@" >/dev/null 2>&1; do
-    # Asked twice: a read of /proc/PID/cmdline can come back empty while the process is in
-    # uninterruptible sleep (seen with kube-proxy, state D, on a loaded node).
+    # Asked twice: once, on a loaded node, this check failed for a kube-proxy that was
+    # running (state D) and whose command line read fine a moment later.
     if ! running "$name" && { sleep 0.2; ! running "$name"; }; then
       tail -n 30 "$CLUSTER/logs/$name.log" >&2 || true
       die "$name exited ($(pid_state "$name")); full log: $CLUSTER/logs/$name.log"
