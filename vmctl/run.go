@@ -79,7 +79,7 @@ func Run(ctx context.Context, opts Options) error {
 	defer stopHealth()
 	if opts.HealthAddr != "" {
 		go func() {
-			if err := health.Serve(healthCtx, opts.HealthAddr, c.Ready, health.Always); err != nil {
+			if err := health.Serve(healthCtx, opts.HealthAddr, c.ready, health.Always); err != nil {
 				log.Error(err, "health endpoints failed")
 			}
 		}()

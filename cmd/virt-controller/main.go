@@ -81,7 +81,7 @@ func main() {
 		component.Exit(err)
 	}
 	g, ctx := errgroup.WithContext(component.SignalContext())
-	g.Go(func() error { return health.Serve(ctx, *healthAddr, m.Ready, health.Always, m.Metrics()) })
+	g.Go(func() error { return health.Serve(ctx, *healthAddr, health.Check(m.Ready), health.Always, m.Metrics()) })
 	g.Go(func() error { return m.RunElected(ctx, kube, election) })
 	component.Exit(g.Wait())
 }

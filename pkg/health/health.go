@@ -24,13 +24,20 @@ import (
 // address has no authentication, and a profile costs the component CPU while it is taken.
 var Profiling bool
 
-// Check reports nil when the component is ready to do its work.
+// Probe is what an endpoint answers: Check is nil when it passes. A Check function is one; a
+// Flag is one that also says when its answer changes.
+type Probe interface{ Check() error }
+
+// Check is a Probe asked anew each time: nil when the component is ready to do its work.
 type Check func() error
 
-// Serve answers /healthz while live() is nil, /readyz while ready() is nil and /metrics (the
+// Check asks c.
+func (c Check) Check() error { return c() }
+
+// Serve answers /healthz while live passes, /readyz while ready passes and /metrics (the
 // legacy registry and collectors), until ctx ends. It returns the listener's error, or nil
 // after a clean shutdown.
-func Serve(ctx context.Context, addr string, ready, live Check, collectors ...prometheus.Collector) error {
+func Serve(ctx context.Context, addr string, ready, live Probe, collectors ...prometheus.Collector) error {
 	metrics, err := metricsHandler(collectors)
 	if err != nil {
 		return err
@@ -81,17 +88,20 @@ type klogErrors struct{}
 
 func (klogErrors) Println(v ...any) { klog.ErrorS(nil, "serving /metrics", "err", fmt.Sprint(v...)) }
 
-// answer serves a check: 200 "ok", or 503 with the check's error. With ?wait= a failing
-// answer is held until the check passes (wait.go).
-func answer(check Check) http.HandlerFunc {
+// answer serves a probe: 200 "ok", or 503 with the probe's error. With ?wait= the answer is
+// held while it is the one the endpoint last gave (wait.go).
+func answer(p Probe) http.HandlerFunc {
+	var last lastAnswer
 	return func(w http.ResponseWriter, r *http.Request) {
-		hold, err := waitParam(r)
+		wait, err := waitParam(r)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		if err = check(); err != nil && hold > 0 {
-			err = holdFailure(r.Context(), check, err, hold)
+		if wait > 0 {
+			err = last.hold(r.Context(), p, wait)
+		} else {
+			err = p.Check()
 		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -101,5 +111,12 @@ func answer(check Check) http.HandlerFunc {
 	}
 }
 
-// Always is a Check for components that are ready as soon as they serve.
-func Always() error { return nil }
+// Always is a Probe for components that are ready as soon as they serve. A Flag that never
+// changes: a held request sleeps until its wait ends instead of asking again and again.
+var Always Probe = alwaysReady()
+
+func alwaysReady() *Flag {
+	f := NewFlag(nil)
+	f.Set(true)
+	return f
+}

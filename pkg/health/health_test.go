@@ -20,7 +20,7 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		done <- Serve(ctx, addr, func() error { return *ready.Load() }, func() error { return *live.Load() })
+		done <- Serve(ctx, addr, Check(func() error { return *ready.Load() }), Check(func() error { return *live.Load() }))
 	}()
 
 	notSynced := errors.New("informers not synced")

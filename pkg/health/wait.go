@@ -2,40 +2,47 @@ package health
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // maxWait bounds the ?wait= of a check.
 const maxWait = time.Minute
 
-// waitPoll is how often a held check that is not a Flag's is asked again.
+// waitPoll is how often a held probe that is not a Flag is asked again.
 const waitPoll = 100 * time.Millisecond
 
-// holdFailure is the ?wait=DURATION of /readyz and /healthz: a failing check is held until it
-// passes, the duration elapses or the client goes, and answered then; a passing one is
-// answered at once.
+// lastAnswer is whether an endpoint's last held answer passed. Before the first it is a
+// failure, as the kubelet assumes of a container it has not probed yet.
+type lastAnswer struct{ passed atomic.Bool }
+
+// hold is ?wait=DURATION: it holds the probe's answer while it is the one the endpoint last
+// gave a held request, until it changes, the duration elapses or the client goes, and
+// answers then. So a kubelet probing /readyz?wait=60s (timeoutSeconds above 60) hears news the
+// moment there is some, both ways: the pod turns Ready the moment its VM does and unready the
+// moment it stops being. Without news it hears once per wait instead of once per period: while
+// the component waits for its work, one failed probe (one Unhealthy event, an API write) a
+// minute; once ready, one probe a minute instead of one per period, each costing the kubelet
+// and the component a connection.
 //
-// A kubelet probing /readyz?wait=20s, with a timeoutSeconds above 20, so fails one probe (one
-// Unhealthy event, an API write) per 20 s while the component waits for its work instead of
-// one per period, and still sees it ready within a moment. Passes are not held: a probe begun
-// just after a change would hold the new answer while the kubelet still believes the old one.
-//
-// A Flag's check wakes the held answer when it is set; other checks are asked every waitPoll.
-func holdFailure(ctx context.Context, check Check, err error, hold time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, hold)
+// A Flag wakes the held answer when it is set; other probes are asked every waitPoll.
+func (l *lastAnswer) hold(ctx context.Context, p Probe, wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	for err != nil {
+	passed := l.passed.Load()
+	for {
+		changed, err := stateOf(p)
+		if (err == nil) != passed {
+			l.passed.Store(err == nil)
+			return err
+		}
 		// One of the two is nil, and a nil channel never receives.
-		var changed <-chan struct{}
 		var poll <-chan time.Time
-		if flagged := (flagError{}); errors.As(err, &flagged) {
-			changed = flagged.changed
-		} else {
+		if changed == nil {
 			poll = time.After(waitPoll)
 		}
 		select {
@@ -44,9 +51,16 @@ func holdFailure(ctx context.Context, check Check, err error, hold time.Duration
 		case <-changed:
 		case <-poll:
 		}
-		err = check()
 	}
-	return nil
+}
+
+// stateOf is, for a Flag, the channel closed at its next change (nil otherwise), and the
+// probe's answer.
+func stateOf(p Probe) (<-chan struct{}, error) {
+	if f, ok := p.(*Flag); ok {
+		return f.state()
+	}
+	return nil, p.Check()
 }
 
 // waitParam reads ?wait= as a Go duration ("20s") or whole seconds ("20").
@@ -101,18 +115,16 @@ func (f *Flag) Set(ready bool) (was bool) {
 
 // Check is nil while the flag is set ready.
 func (f *Flag) Check() error {
+	_, err := f.state()
+	return err
+}
+
+// state is the channel closed at the flag's next change and its answer, read together.
+func (f *Flag) state() (<-chan struct{}, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.ready {
-		return nil
+		return f.changed, nil
 	}
-	return flagError{f.notReady, f.changed}
+	return f.changed, f.notReady
 }
-
-// flagError is a Flag's failing answer, with the channel closed at the flag's next change.
-type flagError struct {
-	error
-	changed <-chan struct{}
-}
-
-func (e flagError) Unwrap() error { return e.error }

@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// TestAnswerWait: ?wait= holds a failing check until it passes or the wait ends, answers a
-// passing one at once, and a malformed or unbounded wait is refused by name.
+// TestAnswerWait: on a fresh endpoint, ?wait= holds a failing check until it passes or the wait
+// ends, answers a passing one at once, and a malformed or unbounded wait is refused by name.
 func TestAnswerWait(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -43,7 +43,7 @@ func TestAnswerWait(t *testing.T) {
 				return errors.New("VM not Ready")
 			}
 			rec := httptest.NewRecorder()
-			answer(check)(rec, httptest.NewRequest(http.MethodGet, "/readyz"+tt.query, nil))
+			answer(Check(check))(rec, httptest.NewRequest(http.MethodGet, "/readyz"+tt.query, nil))
 			if rec.Code != tt.want {
 				t.Errorf("GET /readyz%s = %d (%s), want %d", tt.query, rec.Code, strings.TrimSpace(rec.Body.String()), tt.want)
 			}
@@ -59,7 +59,7 @@ func TestAnswerWait(t *testing.T) {
 func TestAnswerWaitEndsWithTheClient(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	req := httptest.NewRequest(http.MethodGet, "/readyz?wait=1m", nil).WithContext(ctx)
-	done := answerInBackground(func() error { return errors.New("never") }, req)
+	done := answerInBackground(answer(Check(func() error { return errors.New("never") })), req)
 	cancel()
 	if code := within(t, done, "the handler still waits after its client went"); code != http.StatusServiceUnavailable {
 		t.Errorf("status %d after the client went, want 503", code)
@@ -74,7 +74,7 @@ func TestFlagWakesAHeldProbe(t *testing.T) {
 	if err := flag.Check(); !errors.Is(err, notReady) || err.Error() != notReady.Error() {
 		t.Fatalf("a new flag answers %v, want %v", err, notReady)
 	}
-	done := answerInBackground(flag.Check, httptest.NewRequest(http.MethodGet, "/readyz?wait=1m", nil))
+	done := answerInBackground(answer(flag), httptest.NewRequest(http.MethodGet, "/readyz?wait=1m", nil))
 	select {
 	case code := <-done:
 		t.Fatalf("answered %d before the flag was set, want the probe held", code)
@@ -94,13 +94,56 @@ func TestFlagWakesAHeldProbe(t *testing.T) {
 	}
 }
 
+// TestHeldAnswerWaitsForNews: once an endpoint has answered a held request, the next one is
+// held while the answer stays the same, passing or failing, and answered the moment it
+// changes: a ready pod's probe tells the kubelet at once that its VM went, and otherwise
+// comes back once per wait.
+func TestHeldAnswerWaitsForNews(t *testing.T) {
+	flag := NewFlag(errors.New("VirtualMachine default/vm is not Ready"))
+	flag.Set(true)
+	h := answer(flag)
+	probe := func() <-chan int {
+		return answerInBackground(h, httptest.NewRequest(http.MethodGet, "/readyz?wait=1m", nil))
+	}
+	held := func(done <-chan int, what string) {
+		t.Helper()
+		select {
+		case code := <-done:
+			t.Fatalf("%s: answered %d at once, want it held", what, code)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	if code := within(t, probe(), "the first answer was held"); code != http.StatusOK {
+		t.Fatalf("first probe of a ready flag: %d, want 200 at once", code)
+	}
+	done := probe()
+	held(done, "ready, as last answered")
+	flag.Set(false)
+	if code := within(t, done, "the held probe was not woken when the flag went unready"); code != http.StatusServiceUnavailable {
+		t.Fatalf("held probe answered %d when the flag went unready, want 503", code)
+	}
+	done = probe()
+	held(done, "unready, as last answered")
+	flag.Set(true)
+	if code := within(t, done, "the held probe was not woken when the flag went ready"); code != http.StatusOK {
+		t.Fatalf("held probe answered %d when the flag went ready, want 200", code)
+	}
+	// A short wait with no news answers what is, and does not change the last answer.
+	rec := httptest.NewRecorder()
+	h(rec, httptest.NewRequest(http.MethodGet, "/readyz?wait=300ms", nil))
+	if rec.Code != http.StatusOK {
+		t.Errorf("no news within the wait: %d, want 200", rec.Code)
+	}
+	held(probe(), "still ready after a wait that ran out")
+}
+
 // TestServeEndsHeldProbes: shutting the server down answers the probes it holds at once
 // instead of waiting for their ?wait= to run out.
 func TestServeEndsHeldProbes(t *testing.T) {
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error)
-	go func() { served <- Serve(ctx, addr, NewFlag(errors.New("not ready")).Check, Always) }()
+	go func() { served <- Serve(ctx, addr, NewFlag(errors.New("not ready")), Always) }()
 	statusOf(t, "http://"+addr+"/healthz") // serving
 	held := make(chan struct{})
 	go func() {
@@ -125,12 +168,12 @@ func TestServeEndsHeldProbes(t *testing.T) {
 	}
 }
 
-// answerInBackground serves req with check's answer and sends the status code.
-func answerInBackground(check Check, req *http.Request) <-chan int {
+// answerInBackground serves req with the handler and sends the status code.
+func answerInBackground(h http.HandlerFunc, req *http.Request) <-chan int {
 	done := make(chan int, 1)
 	go func() {
 		rec := httptest.NewRecorder()
-		answer(check)(rec, req)
+		h(rec, req)
 		done <- rec.Code
 	}()
 	return done
@@ -145,5 +188,13 @@ func within(t *testing.T, done <-chan int, stuck string) int {
 	case <-time.After(10 * time.Second):
 		t.Fatal(stuck)
 		return 0
+	}
+}
+
+// TestAlwaysSleepsWhenHeld: a held /healthz?wait= of a component that is always alive sleeps
+// until its wait ends; asking again every waitPoll would wake the process ten times a second.
+func TestAlwaysSleepsWhenHeld(t *testing.T) {
+	if changed, err := stateOf(Always); changed == nil || err != nil {
+		t.Errorf("Always: change channel %v, answer %v; want a channel to sleep on and a pass", changed, err)
 	}
 }
