@@ -71,7 +71,9 @@ func main() {
 		component.Exit(err)
 	}
 	g, ctx := errgroup.WithContext(component.SignalContext())
-	g.Go(func() error { return health.Serve(ctx, *healthAddr, health.Check(agent.Ready), health.Check(agent.Live), agent.Metrics()) })
+	g.Go(func() error {
+		return health.Serve(ctx, *healthAddr, health.Check(agent.Ready), health.Check(agent.Live), agent.Metrics())
+	})
 	g.Go(func() error { return agent.Run(ctx) })
 	beat := &handler.Heartbeat{Nodes: kube.CoreV1().Nodes(), NodeName: *nodeName, Interval: *heartbeat,
 		Ready: agent.Ready, Clock: clock.RealClock{}}
