@@ -6,6 +6,9 @@ import (
 	"syscall"
 	"testing"
 
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/vmctl/vmctl/handler/domain"
 	"github.com/vmctl/vmctl/launcher/layout"
 )
 
@@ -84,6 +87,40 @@ func TestSeedCapabilities(t *testing.T) {
 				if st := fi.Sys().(*syscall.Stat_t); st.Uid != layout.LauncherUID || st.Gid != layout.LauncherGID {
 					t.Errorf("%s owned by %d:%d, want the launcher's user", p, st.Uid, st.Gid)
 				}
+			}
+		})
+	}
+}
+
+func TestCapabilitiesForDomain(t *testing.T) {
+	probed := "<qemuCaps>\n  <flag name='x86-max-cpu'/>\n  <flag name='cpu-unavailable-features'/>\n</qemuCaps>"
+	without := "<qemuCaps>\n  <flag name='x86-max-cpu'/>\n  \n</qemuCaps>"
+	custom := func(model string, features ...string) *libvirtxml.DomainCPU {
+		cpu := &libvirtxml.DomainCPU{Mode: "custom", Match: "exact", Model: &libvirtxml.DomainCPUModel{Value: model}}
+		for _, f := range features {
+			cpu.Features = append(cpu.Features, libvirtxml.DomainCPUFeature{Name: f, Policy: "require"})
+		}
+		return cpu
+	}
+	tests := []struct {
+		name string
+		dom  libvirtxml.Domain
+		want string
+	}{
+		{"TCG's model, no feature named: read back by CPUID words", libvirtxml.Domain{Type: domain.TypeQEMU, CPU: custom(domain.TCGCPUModel)}, without},
+		{"a feature named: it may be an MSR one", libvirtxml.Domain{Type: domain.TypeQEMU, CPU: custom(domain.TCGCPUModel, "vmx-exit-nosave-debugctl")}, probed},
+		{"another model", libvirtxml.Domain{Type: domain.TypeQEMU, CPU: custom("Skylake-Client")}, probed},
+		{"KVM's host-model", libvirtxml.Domain{Type: domain.TypeKVM, CPU: &libvirtxml.DomainCPU{Mode: "host-model"}}, probed},
+		{"no CPU element", libvirtxml.Domain{Type: domain.TypeQEMU}, probed},
+	}
+	caps := Capabilities{"abc.xml": []byte(probed)}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(caps.ForDomain(&tt.dom)["abc.xml"]); got != tt.want {
+				t.Errorf("ForDomain = %q, want %q", got, tt.want)
+			}
+			if string(caps["abc.xml"]) != probed {
+				t.Errorf("ForDomain changed the node's cache: %q", caps["abc.xml"])
 			}
 		})
 	}

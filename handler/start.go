@@ -56,7 +56,7 @@ func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 	if err := writeFiles(vmi, root, podSecrets(c.opts.KubeletRoot, pod), podConfigVolumes(c.opts.KubeletRoot, pod)); err != nil {
 		return DomainStatus{}, err
 	}
-	seedCapabilities(root, c.opts.Capabilities)
+	seedCapabilities(root, c.opts.Capabilities.ForDomain(dom))
 	if err := lv.DefineDomain(domXML); err != nil {
 		return DomainStatus{}, fmt.Errorf("defining the domain: %w", err)
 	}
