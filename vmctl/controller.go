@@ -63,7 +63,9 @@ type Controller struct {
 	limiter   workqueue.TypedRateLimiter[string]
 	recorder  record.EventRecorder
 
-	// ready is the pod's readiness: a held /readyz?wait= probe wakes when it is set.
+	// ready is the pod's readiness, passing only while the clone's VM reports Ready, so a
+	// rollout, a PodDisruptionBudget or maxUnavailable count VMs, not vmctl processes. A held
+	// /readyz?wait= probe wakes when it is set.
 	ready *health.Flag
 	// cloneUID is the clone this process created or adopted (read by teardown).
 	mu       sync.Mutex
@@ -117,10 +119,6 @@ func (c *Controller) WatchInstance() {
 func (c *Controller) CloneName() string { return c.cloneName }
 
 func (c *Controller) key() string { return c.namespace + "/" + c.cloneName }
-
-// Ready is the readiness check: nil only while the clone's VM reports Ready, so a rollout, a
-// PodDisruptionBudget or maxUnavailable count VMs, not vmctl processes.
-func (c *Controller) Ready() error { return c.ready.Check() }
 
 // Clone is the UID of the clone this process created or adopted, if any.
 func (c *Controller) Clone() types.UID {

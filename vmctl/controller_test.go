@@ -90,7 +90,7 @@ func TestSyncCreatesTheClone(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkIdentity(t, clone)
-	if f.c.Ready() == nil {
+	if f.c.ready.Check() == nil {
 		t.Error("ready before the clone is")
 	}
 
@@ -103,7 +103,7 @@ func TestSyncCreatesTheClone(t *testing.T) {
 	if events, err := f.sync(); err != nil || hasEvent(events, ReasonCloneAdopted) {
 		t.Fatalf("sync: %v, events %v (our own clone is not adopted)", err, events)
 	}
-	if err := f.c.Ready(); err != nil {
+	if err := f.c.ready.Check(); err != nil {
 		t.Errorf("not ready with a Ready clone: %v", err)
 	}
 }
@@ -120,8 +120,8 @@ func TestSyncAdoptsOurClone(t *testing.T) {
 	if err != nil || !hasEvent(events, ReasonCloneAdopted) {
 		t.Fatalf("sync: %v, events %v", err, events)
 	}
-	if f.c.Clone() != "clone-uid" || f.c.Ready() != nil {
-		t.Errorf("clone %q ready %v", f.c.Clone(), f.c.Ready())
+	if f.c.Clone() != "clone-uid" || f.c.ready.Check() != nil {
+		t.Errorf("clone %q ready %v", f.c.Clone(), f.c.ready.Check())
 	}
 }
 
@@ -138,7 +138,7 @@ func TestSyncLeavesAnotherPodsClone(t *testing.T) {
 	if err != nil || !hasEvent(events, ReasonOwnedByAnotherPod) {
 		t.Fatalf("sync: %v, events %v", err, events)
 	}
-	if f.c.Ready() == nil {
+	if f.c.ready.Check() == nil {
 		t.Error("ready on another pod's clone")
 	}
 	for _, a := range f.client.Actions() {
@@ -193,7 +193,7 @@ func TestSyncBadPrototype(t *testing.T) {
 			if events, err := f.sync(); err == nil || len(events) != 0 {
 				t.Errorf("retry: %v, events %v; want the error again and no repeated event", err, events)
 			}
-			if f.c.Ready() == nil {
+			if f.c.ready.Check() == nil {
 				t.Error("ready without a clone")
 			}
 		})
