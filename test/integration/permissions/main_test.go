@@ -1,7 +1,8 @@
 // Package permissions proves each component's least privilege against a real kube-apiserver
 // (RBAC authorization, admission policies on): the rendered manifests/ and
 // examples/vmctl-rbac.yaml grant exactly what manifests/PERMISSIONS.md documents, and
-// virt-handler's pod-bound token writes only its own node's instances.
+// virt-handler's pod-bound token writes only its own node's instances; and the install's host
+// paths create nothing on a node.
 package permissions
 
 import (
@@ -61,7 +62,7 @@ var accessKinds = map[string]bool{
 // applyAccess creates the access objects of `kubectl kustomize manifests/` (what users
 // install, kustomize's namespace applied) and examples/vmctl-rbac.yaml in default.
 func applyAccess(ctx context.Context) ([]runtime.Object, error) {
-	objs, err := renderManifests()
+	objs, err := renderManifests(func(kind string) bool { return accessKinds[kind] })
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,8 @@ func applyAccess(ctx context.Context) ([]runtime.Object, error) {
 	return append(objs, vmctl...), nil
 }
 
-func renderManifests() ([]runtime.Object, error) {
+// renderManifests is `kubectl kustomize manifests/`, the objects of the kinds keep keeps.
+func renderManifests(keep func(kind string) bool) ([]runtime.Object, error) {
 	kubectl, err := apiserver.Tool("kubectl")
 	if err != nil {
 		return nil, err
@@ -93,7 +95,7 @@ func renderManifests() ([]runtime.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubectl kustomize manifests: %w", err)
 	}
-	return examples.Decode(out, func(kind string) bool { return accessKinds[kind] })
+	return examples.Decode(out, keep)
 }
 
 func create(ctx context.Context, obj runtime.Object) error {
