@@ -155,21 +155,6 @@ func sameContainers(a, b *corev1.Pod) bool {
 	return same(a.Spec.InitContainers, b.Spec.InitContainers) && same(a.Spec.Containers, b.Spec.Containers)
 }
 
-func (c *Controller) createPod(ctx context.Context, key string, vmi *v1.VirtualMachineInstance) error {
-	c.expectations.ExpectCreations(key, 1)
-	pod, err := c.kube.CoreV1().Pods(vmi.Namespace).Create(ctx, RenderLauncherPod(vmi, c.config), metav1.CreateOptions{})
-	if err != nil {
-		c.expectations.CreationObserved(key)
-		if !controller.NamespaceTerminating(err) {
-			c.recorder.Eventf(vmi, corev1.EventTypeWarning, FailedCreate, "Error creating pod: %v", err)
-		}
-		return err
-	}
-	c.created.set(key, pod.UID)
-	c.recorder.Eventf(vmi, corev1.EventTypeNormal, SuccessfulCreate, "Created virtual machine pod %s", pod.Name)
-	return nil
-}
-
 // finalize deletes the launcher pods of a deleted instance (the launcher then shuts the guest
 // down gracefully) and releases the instance once they are gone.
 func (c *Controller) finalize(ctx context.Context, key string, vmi *v1.VirtualMachineInstance, pods []*corev1.Pod) error {

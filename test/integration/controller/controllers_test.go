@@ -30,19 +30,32 @@ var controllers struct {
 }
 
 // startControllers runs a fresh manager (new informers, queues and expectations) until
-// stopControllers. It has clients of its own, as a separate virt-controller process would: the
-// tests' polling does not eat into its client-side rate limit.
+// stopControllers.
 func startControllers() error {
-	kubeClient, err := kubernetes.NewForConfig(server.Config)
+	cancel, done, err := runManager()
 	if err != nil {
 		return err
+	}
+	controllers.Lock()
+	defer controllers.Unlock()
+	controllers.cancel, controllers.done = cancel, done
+	return nil
+}
+
+// runManager runs a virt-controller in-process, without leader election, until cancel; done
+// closes once it has stopped. It has clients of its own, as a separate virt-controller process
+// would: the tests' polling does not eat into its client-side rate limit.
+func runManager() (cancel context.CancelFunc, done chan struct{}, err error) {
+	kubeClient, err := kubernetes.NewForConfig(server.Config)
+	if err != nil {
+		return nil, nil, err
 	}
 	virtClient, err := versioned.NewForConfig(server.Config)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
+	done = make(chan struct{})
 	go func() {
 		defer close(done)
 		err := manager.Run(ctx, kubeClient, virtClient, manager.Options{LauncherImage: launcherImage, Workers: 2,
@@ -51,10 +64,7 @@ func startControllers() error {
 			fmt.Fprintf(os.Stderr, "controllers stopped: %v\n", err)
 		}
 	}()
-	controllers.Lock()
-	defer controllers.Unlock()
-	controllers.cancel, controllers.done = cancel, done
-	return nil
+	return cancel, done, nil
 }
 
 // stopControllers ends the running manager and waits for manager.Run to return. Like a

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/controller/vmi"
 )
 
 // TestControllerRestartCreatesNoDuplicates restarts virt-controller while 20 VMs start, as a
@@ -117,5 +118,39 @@ func eventuallyFast(t *testing.T, what string, condition func() bool) {
 			t.Fatalf("timed out after %s waiting for %s", timeout, what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestOverlappingControllersMakeOneLauncherPerInstance runs a second virt-controller beside
+// the first while 20 instances start, as two processes overlap when a rollout's new replica
+// takes the Lease before the old one's last syncs are done: each instance still gets exactly
+// one launcher pod, under the name both controllers give it.
+//
+// Not parallel: the second controller acts on every namespace.
+func TestOverlappingControllersMakeOneLauncherPerInstance(t *testing.T) {
+	const instances = 20
+	ns := newNamespace(t)
+	pods := recordLauncherPods(t, ns)
+	cancel, done, err := runManager()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); <-done })
+
+	for i := range instances {
+		instance := &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("vmi-%02d", i), Namespace: ns}, Spec: vmiSpec()}
+		_, err := virt.KubevirtV1().VirtualMachineInstances(ns).Create(t.Context(), instance, metav1.CreateOptions{})
+		must(t, err)
+	}
+	eventuallyFast(t, fmt.Sprintf("%d launcher pods", instances), func() bool { return pods.total() >= instances })
+	// A second pod would come from a sync the scheduling hold put off.
+	time.Sleep(vmi.SchedulingHold + time.Second)
+
+	pods.check(t)
+	if dup := pods.keysWithMore(1); len(dup) > 0 {
+		t.Errorf("instances whose launcher pod was created more than once: %v", dup)
+	}
+	if n := pods.total(); n != instances {
+		t.Errorf("%d launcher pods created, want %d", n, instances)
 	}
 }
