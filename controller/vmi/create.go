@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/klog/v2"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
@@ -30,6 +31,9 @@ func (c *Controller) createPod(ctx context.Context, key string, vmi *v1.VirtualM
 		c.expectations.CreationObserved(key)
 		pod, err = c.existingLauncher(ctx, vmi, want)
 		if err == nil {
+			// Rare, and a sign of a race worth finding: say so.
+			klog.FromContext(ctx).Info("launcher pod exists already, taken as the instance's", "vmi", key, "pod", pod.Name,
+				"podUID", pod.UID, "remembered", c.created.get(key))
 			c.created.set(key, pod.UID)
 		}
 		return err
