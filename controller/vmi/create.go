@@ -26,27 +26,28 @@ func (c *Controller) createPod(ctx context.Context, key string, vmi *v1.VirtualM
 	want.Name, want.GenerateName = launcherPodName(vmi), ""
 	c.expectations.ExpectCreations(key, 1)
 	pod, err := c.kube.CoreV1().Pods(vmi.Namespace).Create(ctx, want, metav1.CreateOptions{})
+	taken := false
 	if apierrors.IsAlreadyExists(err) {
-		// No pod appears: the one there is already in the cache or on its way.
-		c.expectations.CreationObserved(key)
 		pod, err = c.existingLauncher(ctx, vmi, want)
-		if err == nil {
-			// Rare, and a sign of a race worth finding: say so.
-			klog.FromContext(ctx).Info("launcher pod exists already, taken as the instance's", "vmi", key, "pod", pod.Name,
-				"podUID", pod.UID, "remembered", c.created.get(key))
-			c.created.set(key, pod.UID)
-		}
-		return err
+		taken = err == nil
+	}
+	if err != nil || taken {
+		c.expectations.CreationObserved(key) // this create adds no pod
 	}
 	if err != nil {
-		c.expectations.CreationObserved(key)
 		if !controller.NamespaceTerminating(err) {
 			c.recorder.Eventf(vmi, corev1.EventTypeWarning, FailedCreate, "Error creating pod: %v", err)
 		}
 		return err
 	}
+	if taken {
+		// Rare, and a sign of a race worth finding: say so.
+		klog.FromContext(ctx).Info("launcher pod exists already, taken as the instance's", "vmi", key, "pod", pod.Name,
+			"podUID", pod.UID, "remembered", c.created.get(key))
+	} else {
+		c.recorder.Eventf(vmi, corev1.EventTypeNormal, SuccessfulCreate, "Created virtual machine pod %s", pod.Name)
+	}
 	c.created.set(key, pod.UID)
-	c.recorder.Eventf(vmi, corev1.EventTypeNormal, SuccessfulCreate, "Created virtual machine pod %s", pod.Name)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	core "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -95,6 +96,14 @@ func TestAPodUnderTheLauncherNameThatIsNotTheLauncher(t *testing.T) {
 			c := f.stored().Status.Condition(v1.VirtualMachineInstanceSynchronized)
 			if c == nil || c.Reason != FailedCreate || !strings.Contains(c.Message, squatter.Name) {
 				t.Errorf("condition %+v, want Synchronized False FailedCreate naming %s", c, squatter.Name)
+			}
+			select {
+			case ev := <-f.c.recorder.(*record.FakeRecorder).Events:
+				if !strings.HasPrefix(ev, "Warning FailedCreate") {
+					t.Errorf("event %q, want a FailedCreate warning", ev)
+				}
+			default:
+				t.Error("no event, want a FailedCreate warning")
 			}
 		})
 	}
