@@ -59,6 +59,7 @@ func Convert(vmi *v1.VirtualMachineInstance, env Environment) (*libvirtxml.Domai
 		d.Devices.Serials, d.Devices.Consoles = c.console()
 	}
 	c.extraDevices(d.Devices)
+	d.Devices.Controllers = append([]libvirtxml.DomainController{usbController(d.Devices)}, d.Devices.Controllers...)
 	d.IOThreads = c.ioThreads(d.Devices.Disks)
 	if len(c.errs) > 0 {
 		return nil, c.errs.ToAggregate()

@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"slices"
+
 	"k8s.io/utils/ptr"
 	"libvirt.org/go/libvirtxml"
 
@@ -54,6 +56,19 @@ func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 		}
 		d.Watchdogs = []libvirtxml.DomainWatchdog{{Model: "i6300esb", Action: action}}
 	}
+}
+
+// usbController is KubeVirt's: none unless an input device is on the USB bus (the only USB
+// devices a spec can name here: disks take no usb bus), where libvirt would otherwise add a
+// qemu-xhci to every domain: a PCI device the guest's kernel probes at boot and QEMU emulates
+// for the VM's life, for no device.
+func usbController(d *libvirtxml.DomainDeviceList) libvirtxml.DomainController {
+	model := "none"
+	if slices.ContainsFunc(d.Inputs, func(in libvirtxml.DomainInput) bool { return in.Bus == string(v1.DiskBusUSB) }) {
+		model = "qemu-xhci"
+	}
+	// libvirtxml reads a USB controller back with empty USB options: set here too to round-trip.
+	return libvirtxml.DomainController{Type: "usb", Index: new(uint), Model: model, USB: &libvirtxml.DomainControllerUSB{}}
 }
 
 // input is a tablet or keyboard. libvirtxml reads an input back with an empty source, so

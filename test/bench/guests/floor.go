@@ -49,12 +49,11 @@ func (b *bench) qemuCommand(hostname string) []string {
 		"-device", "pcie-root-port,port=8,chassis=1,id=pci.1,bus=pcie.0,multifunction=on,addr=0x1",
 		"-device", "pcie-root-port,port=9,chassis=2,id=pci.2,bus=pcie.0,addr=0x1.0x1",
 		"-device", "pcie-root-port,port=10,chassis=3,id=pci.3,bus=pcie.0,addr=0x1.0x2",
-		"-device", "qemu-xhci,id=usb,bus=pci.2,addr=0x0",
 		"-netdev", "user,id=hostnet0",
 		"-device", "virtio-net-pci,netdev=hostnet0,id=net0,bus=pci.1,addr=0x0",
 		"-chardev", "file,id=charserial0,path=" + layout.InPod(layout.ConsoleLogRel),
 		"-device", "isa-serial,chardev=charserial0,id=serial0,index=0",
-		"-device", "virtio-balloon-pci,id=balloon0,bus=pci.3,addr=0x0",
+		"-device", "virtio-balloon-pci,id=balloon0,bus=pci.2,addr=0x0",
 	}
 }
 

@@ -1,0 +1,41 @@
+package domain
+
+import (
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// A domain gets KubeVirt's USB controller: none, unless a device sits on the USB bus.
+func TestUSBController(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(*v1.Devices)
+		model string
+	}{
+		{"no USB device", func(*v1.Devices) {}, "none"},
+		{"a virtio tablet", func(d *v1.Devices) { d.Inputs = []v1.Input{{Name: "t", Type: "tablet", Bus: "virtio"}} }, "none"},
+		{"a tablet on the default bus", func(d *v1.Devices) { d.Inputs = []v1.Input{{Name: "t", Type: "tablet"}} }, "qemu-xhci"},
+		{"autoattachInputDevice", func(d *v1.Devices) { d.AutoattachInputDevice = ptr.To(true) }, "qemu-xhci"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vmi := newVMI()
+			tc.edit(&vmi.Spec.Domain.Devices)
+			d, err := Convert(vmi, launcherEnv(TypeQEMU, vmi))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var models []string
+			for _, c := range d.Devices.Controllers {
+				if c.Type == "usb" {
+					models = append(models, c.Model)
+				}
+			}
+			if len(models) != 1 || models[0] != tc.model {
+				t.Errorf("USB controllers %v, want one of model %q", models, tc.model)
+			}
+		})
+	}
+}
