@@ -131,23 +131,44 @@ func (f *Framework) SampleGuests(vms ...string) func() map[string]int {
 	}
 }
 
-// qemuCounts counts the qemu processes running each VM's domain (libvirt names it on the
-// command line: -name guest=<layout.DomainName>,...), per VM.
+// qemuCounts counts the qemu processes running each VM's domain, per VM.
 func qemuCounts(namespace string, vms []string) map[string]int {
 	counts := map[string]int{}
+	for vm, lines := range qemuCommandLines(namespace) {
+		if slices.Contains(vms, vm) {
+			counts[vm] = len(lines)
+		}
+	}
+	return counts
+}
+
+// QEMUCommandLine is the command line, arguments joined by spaces, of the QEMU running the
+// VM's domain in the test's namespace; "" if none runs.
+func (f *Framework) QEMUCommandLine(vm string) string {
+	if lines := qemuCommandLines(f.Namespace)[vm]; len(lines) > 0 {
+		return lines[0]
+	}
+	return ""
+}
+
+// qemuCommandLines are the command lines of the qemu processes running the namespace's
+// domains (libvirt names each on its command line: -name guest=<layout.DomainName>,...), by VM.
+func qemuCommandLines(namespace string) map[string][]string {
+	lines := map[string][]string{}
 	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, path := range paths {
 		cmdline, err := os.ReadFile(path)
 		if err != nil || !bytes.Contains(cmdline, []byte("qemu-system")) {
 			continue
 		}
-		for _, arg := range bytes.Split(cmdline, []byte{0}) {
-			name, ok := bytes.CutPrefix(arg, []byte("guest="))
-			name, _, _ = bytes.Cut(name, []byte(","))
-			if vm, inNamespace := strings.CutPrefix(string(name), layout.DomainName(namespace, "")); ok && inNamespace && slices.Contains(vms, vm) {
-				counts[vm]++
+		args := strings.Split(string(cmdline), "\x00")
+		for _, arg := range args {
+			name, ok := strings.CutPrefix(arg, "guest=")
+			name, _, _ = strings.Cut(name, ",")
+			if vm, inNamespace := strings.CutPrefix(name, layout.DomainName(namespace, "")); ok && inNamespace {
+				lines[vm] = append(lines[vm], strings.Join(args, " "))
 			}
 		}
 	}
-	return counts
+	return lines
 }
