@@ -18,16 +18,20 @@ import (
 // markers fills in when each sample's guest printed its marker on the serial console: the
 // timestamp the container runtime gave the line in the launcher pod's guest-console-log
 // container, which copies the console as QEMU writes it (within 100 ms) in VMs and floor pods
-// alike. It polls the pods whose guests have not printed it yet, and gives up on them once no
-// guest has printed its marker for stall: one guest that hangs in its boot must not hold the
-// whole run until its timeout. It returns the pods it gave up on, which the figures leave out.
+// alike. It polls the pods whose guests have not printed it yet, and gives up on them once none
+// of them has printed anything on its console for stall, or no marker has come for three
+// times that: one guest that hangs in its boot must not hold the whole run until its timeout.
+// A guest that is only slow keeps printing its boot; on a loaded node the guests share the CPU
+// and reach their markers nearly together, long after the last one started, so a stall counted
+// from the last marker alone gave up on guests that were still booting.
+// It returns the pods it gave up on, which the figures leave out.
 func (b *bench) markers(ctx context.Context, ns string, w *watcher, samples []sample, stall time.Duration) ([]string, error) {
 	for i := range samples {
 		if samples[i].pod == "" {
 			samples[i].pod = w.podOf(samples[i].name)
 		}
 	}
-	progress := time.Now()
+	lastMarker, lastPrint, printed := time.Now(), time.Now(), map[string]int{}
 	for {
 		var missing []string
 		for i := range samples {
@@ -35,21 +39,24 @@ func (b *bench) markers(ctx context.Context, ns string, w *watcher, samples []sa
 			if !s.marker.IsZero() {
 				continue
 			}
-			at, err := b.markerAt(ctx, ns, s.pod)
+			at, size, err := b.markerAt(ctx, ns, s.pod)
 			if err != nil {
 				klog.V(2).InfoS("no console yet", "pod", s.pod, "err", err)
+			}
+			if size > printed[s.pod] {
+				printed[s.pod], lastPrint = size, time.Now()
 			}
 			if s.marker = at; at.IsZero() {
 				missing = append(missing, s.pod)
 			} else {
-				progress = time.Now()
+				lastMarker = time.Now()
 			}
 		}
 		if len(missing) == 0 {
 			return nil, nil
 		}
-		if time.Since(progress) > stall {
-			klog.ErrorS(nil, "giving up on guests that printed no marker", "since", stall, "pods", missing)
+		if stalled(time.Now(), lastPrint, lastMarker, stall) {
+			klog.ErrorS(nil, "giving up on guests that printed no marker", "consoleQuietFor", time.Since(lastPrint), "lastMarker", time.Since(lastMarker), "pods", missing)
 			return missing, nil
 		}
 		klog.InfoS("waiting for guest markers", "missing", len(missing), "of", len(samples))
@@ -61,21 +68,30 @@ func (b *bench) markers(ctx context.Context, ns string, w *watcher, samples []sa
 	}
 }
 
+// stalled says the guests still booting are taken for hung: none has printed anything for
+// stall, or none has printed its marker for three times that (a guest that hangs printing,
+// kernel stall warnings for one, must not hold the run either).
+func stalled(now, lastPrint, lastMarker time.Time, stall time.Duration) bool {
+	return now.Sub(lastPrint) > stall || now.Sub(lastMarker) > 3*stall
+}
+
 // markerPoll is the pause between two reads of the pods still booting. The times come from the
 // log lines, so it bounds only how soon the wait ends, while each read costs the API server and
 // the kubelet a little of the CPU the guests are booting on.
 const markerPoll = 15 * time.Second
 
-// markerAt is when the pod's guest printed its marker, zero if it has not yet.
-func (b *bench) markerAt(ctx context.Context, ns, pod string) (time.Time, error) {
+// markerAt is when the pod's guest printed its marker, zero if it has not yet, and how many
+// bytes its console has printed so far.
+func (b *bench) markerAt(ctx context.Context, ns, pod string) (time.Time, int, error) {
 	if pod == "" {
-		return time.Time{}, nil
+		return time.Time{}, 0, nil
 	}
 	raw, err := b.kube.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: vmi.GuestConsoleLogContainer, Timestamps: true}).DoRaw(ctx)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, 0, err
 	}
-	return markerIn(raw)
+	at, err := markerIn(raw)
+	return at, len(raw), err
 }
 
 // markerIn finds the first marker line in a log read with timestamps ("<RFC3339Nano> <line>").
