@@ -51,7 +51,12 @@ func (b *bench) qemuCommand(hostname string) []string {
 		"-device", "pcie-root-port,port=10,chassis=3,id=pci.3,bus=pcie.0,addr=0x1.0x2",
 		"-netdev", "user,id=hostnet0",
 		"-device", "virtio-net-pci,netdev=hostnet0,id=net0,bus=pci.1,addr=0x0",
-		"-chardev", "file,id=charserial0,path=" + layout.InPod(layout.ConsoleLogRel),
+		// Appending, as libvirt's serial log does: the console sidecar truncates the file once it
+		// has copied 1 MiB, and a QEMU writing on at its old offset would fill the gap with NULs
+		// that the sidecar copies again and again (a guest that spewed kernel stall reports
+		// before its marker turned 1 MiB into 15 MB of container log, rotated away with the
+		// marker by the kubelet).
+		"-chardev", "file,id=charserial0,path=" + layout.InPod(layout.ConsoleLogRel) + ",append=on",
 		"-device", "isa-serial,chardev=charserial0,id=serial0,index=0",
 		"-device", "virtio-balloon-pci,id=balloon0,bus=pci.2,addr=0x0",
 	}
