@@ -55,7 +55,7 @@ func main() {
 	pflag.StringVar(&o.out, "out", "_out/bench", "directory of guests.json and guests.md")
 	// 100 TCG guests take ~10 minutes a scenario to their markers on 2 cores, and there are four.
 	pflag.DurationVar(&o.timeout, "timeout", 2*time.Hour, "give up after this long")
-	// A 100-guest boot prints a marker every few seconds; 10 minutes without one is a hang.
+	// A guest that is only slow keeps printing its boot; 10 minutes without a line is a hang.
 	pflag.DurationVar(&o.markerStall, "marker-stall", 10*time.Minute, "stop waiting for the guests' markers when no guest still booting has printed anything on its console for this long (or none has printed its marker for three times as long), and report the missing")
 	pflag.Parse()
 	if err := run(o); err != nil {

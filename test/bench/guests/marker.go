@@ -22,9 +22,9 @@ import (
 // of them has printed anything on its console for stall, or no marker has come for three
 // times that: one guest that hangs in its boot must not hold the whole run until its timeout.
 // A guest that is only slow keeps printing its boot; on a loaded node the guests share the CPU
-// and reach their markers nearly together, long after the last one started, so a stall counted
-// from the last marker alone gave up on guests that were still booting.
-// It returns the pods it gave up on, which the figures leave out.
+// and reach their markers late and close together, long after the last one started, so a
+// stall counted from the last marker alone gave up on guests that were still booting. It
+// returns the pods it gave up on, which the figures leave out.
 func (b *bench) markers(ctx context.Context, ns string, w *watcher, samples []sample, stall time.Duration) ([]string, error) {
 	for i := range samples {
 		if samples[i].pod == "" {
