@@ -2,7 +2,8 @@
 // leave its node (status.evacuationNodeName, set by virt-api when it refused the eviction of
 // the instance's launcher pod) gets a VirtualMachineInstanceMigration, one at a time, retried
 // after a pause when one fails, until the instance runs elsewhere. The migration controller's
-// limits decide how many run at once.
+// limits decide how many run at once. Instances with evictionStrategy External are their
+// owner's to move.
 package evacuation
 
 import (
@@ -105,7 +106,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return err
 	}
 	s := vmi.Status
-	if s.EvacuationNodeName == "" || s.EvacuationNodeName != s.NodeName || s.Phase != v1.Running || vmi.DeletionTimestamp != nil ||
+	// An External instance is marked for its owner, who moves it: it never migrates here.
+	external := vmi.Spec.EvictionStrategy != nil && *vmi.Spec.EvictionStrategy == v1.EvictionStrategyExternal
+	if external || s.EvacuationNodeName == "" || s.EvacuationNodeName != s.NodeName || s.Phase != v1.Running || vmi.DeletionTimestamp != nil ||
 		!c.expectations.Satisfied(key) {
 		return nil
 	}

@@ -1,8 +1,7 @@
 // Package manager runs virt-controller's controllers over one set of shared informers: the
 // VirtualMachine, VirtualMachineInstance and VirtualMachineInstanceReplicaSet controllers
 // (the first also reading instance types, preferences and their ControllerRevisions), the
-// migration and evacuation controllers, the node controller over the handlers' heartbeats, and the disruption
-// budget controller over instances whose launcher pods a drain must not evict.
+// migration and evacuation controllers, and the node controller over the handlers' heartbeats.
 // cmd/virt-controller wraps it in leader election; integration tests run it directly.
 package manager
 
@@ -30,7 +29,6 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/client/clientset/versioned/scheme"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions"
-	"github.com/vmctl/vmctl/controller/disruption"
 	"github.com/vmctl/vmctl/controller/evacuation"
 	"github.com/vmctl/vmctl/controller/metrics"
 	"github.com/vmctl/vmctl/controller/migration"
@@ -69,16 +67,14 @@ type Manager struct {
 	// nodeFactory watches nodes, for their handlers' heartbeats; namespaces, whose labels
 	// select MigrationPolicies; and PVCs, whose access modes say whether a VMI can migrate.
 	nodeFactory kubeinformers.SharedInformerFactory
-	// budgetFactory watches only the PodDisruptionBudgets made for instances.
-	budgetFactory kubeinformers.SharedInformerFactory
-	virtFactory   informers.SharedInformerFactory
-	broadcaster   record.EventBroadcaster
-	runners       []runner
-	workers       int
-	hasSynced     []cache.InformerSynced
-	metrics       *metrics.Collector
-	leading       atomic.Bool
-	synced        atomic.Bool
+	virtFactory informers.SharedInformerFactory
+	broadcaster record.EventBroadcaster
+	runners     []runner
+	workers     int
+	hasSynced   []cache.InformerSynced
+	metrics     *metrics.Collector
+	leading     atomic.Bool
+	synced      atomic.Bool
 }
 
 type runner interface {
@@ -98,12 +94,9 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 		kubeFactory:     kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, launchersOnly),
 		revisionFactory: kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, instancetypeRevisions),
 		nodeFactory:     kubeinformers.NewSharedInformerFactory(kube, 0),
-		budgetFactory: kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.LabelSelector = v1.CreatedByLabel
-		})),
-		virtFactory: informers.NewSharedInformerFactory(virt, 0),
-		broadcaster: record.NewBroadcaster(),
-		workers:     opts.Workers,
+		virtFactory:     informers.NewSharedInformerFactory(virt, 0),
+		broadcaster:     record.NewBroadcaster(),
+		workers:         opts.Workers,
 	}
 	if m.workers <= 0 {
 		m.workers = 3
@@ -153,17 +146,12 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	if err != nil {
 		return nil, fmt.Errorf("node controller: %w", err)
 	}
-	budgets := m.budgetFactory.Policy().V1().PodDisruptionBudgets()
-	disruptionController, err := disruption.New(kube, vmis, budgets)
-	if err != nil {
-		return nil, fmt.Errorf("disruption budget controller: %w", err)
-	}
-	m.runners = []runner{vmController, vmiController, rsController, nodeController, disruptionController, migrationController, evacuationController}
+	m.runners = []runner{vmController, vmiController, rsController, nodeController, migrationController, evacuationController}
 	m.metrics = &metrics.Collector{VMIs: vmis.Lister(), VMs: vms.Lister(), Synced: m.synced.Load, Leading: m.leading.Load, Ready: m.Ready,
 		Types: instancetype.ListerGetter{Instancetypes: types.Instancetypes.Lister(), ClusterInstancetypes: types.ClusterInstancetypes.Lister(),
 			Preferences: types.Preferences.Lister(), ClusterPreferences: types.ClusterPreferences.Lister()}}
 	m.hasSynced = []cache.InformerSynced{pods.Informer().HasSynced, vms.Informer().HasSynced,
-		vmis.Informer().HasSynced, rss.Informer().HasSynced, migrations.Informer().HasSynced, nodes.Informer().HasSynced, budgets.Informer().HasSynced, types.Revisions.Informer().HasSynced,
+		vmis.Informer().HasSynced, rss.Informer().HasSynced, migrations.Informer().HasSynced, nodes.Informer().HasSynced, types.Revisions.Informer().HasSynced,
 		types.Instancetypes.Informer().HasSynced, types.ClusterInstancetypes.Informer().HasSynced,
 		types.Preferences.Informer().HasSynced, types.ClusterPreferences.Informer().HasSynced}
 	return m, nil
@@ -175,12 +163,10 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.kubeFactory.Start(ctx.Done())
 	m.revisionFactory.Start(ctx.Done())
 	m.nodeFactory.Start(ctx.Done())
-	m.budgetFactory.Start(ctx.Done())
 	m.virtFactory.Start(ctx.Done())
 	defer m.kubeFactory.Shutdown()
 	defer m.revisionFactory.Shutdown()
 	defer m.nodeFactory.Shutdown()
-	defer m.budgetFactory.Shutdown()
 	defer m.virtFactory.Shutdown()
 
 	g, ctx := errgroup.WithContext(ctx)

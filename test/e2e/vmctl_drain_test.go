@@ -3,16 +3,18 @@
 package e2e
 
 import (
-	"context"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/vmctl/vmctl/controller/disruption"
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/test/e2e/framework"
 	"github.com/vmctl/vmctl/vmctl"
 )
@@ -21,7 +23,7 @@ import (
 // example PodDisruptionBudget (maxUnavailable 1). kubectl drain of that node moves their clones
 // to the first node one at a time: at every moment at least one clone is Ready, because the
 // drain evicts the vmctl pods as the budget allows and never a clone's launcher pod (the clones
-// are External, so each launcher pod has a budget of its own).
+// are External, so virt-api refuses their launcher pods' evictions, as KubeVirt does).
 func TestDrainMovesVmctlClonesWithinTheBudget(t *testing.T) {
 	f := framework.New(t)
 	nodes := f.RealNodes(2)
@@ -42,16 +44,19 @@ func TestDrainMovesVmctlClonesWithinTheBudget(t *testing.T) {
 	before := f.WaitClonesRunning("testvm", "app=vmctl", 2, vmctlTimeout)
 	f.Kubectl("uncordon", kept)
 
-	t.Run("each clone's launcher pod has a budget", func(t *testing.T) {
-		for _, pod := range before {
-			vmi, err := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(f.Context(), vmctl.CloneName("testvm", pod.Name), metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.Eventually(time.Minute, "the budget of "+vmi.Name, func(ctx context.Context) (bool, error) {
-				pdb, err := f.Kube.PolicyV1().PodDisruptionBudgets(f.Namespace).Get(ctx, disruption.BudgetName(vmi), metav1.GetOptions{})
-				return err == nil && pdb.Status.ExpectedPods == 1, err
-			})
+	t.Run("a clone's launcher pod is not evicted", func(t *testing.T) {
+		vmi, err := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(f.Context(), vmctl.CloneName("testvm", before[0].Name), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod := f.LauncherPod(vmi)
+		err = f.Kube.PolicyV1().Evictions(f.Namespace).Evict(f.Context(), &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: f.Namespace}})
+		if !apierrors.IsTooManyRequests(err) || !strings.Contains(err.Error(), "evictionStrategy External") {
+			t.Fatalf("eviction of %s: %v, want refused (429) for evictionStrategy External", pod.Name, err)
+		}
+		after := f.WaitVMIPhase(vmi.Name, v1.Running, time.Minute)
+		if after.UID != vmi.UID || after.Status.EvacuationNodeName != drained {
+			t.Fatalf("instance %s (evacuation %q), want %s running, marked for evacuation from %s", after.UID, after.Status.EvacuationNodeName, vmi.UID, drained)
 		}
 	})
 
@@ -60,7 +65,7 @@ func TestDrainMovesVmctlClonesWithinTheBudget(t *testing.T) {
 		start := time.Now()
 		out := f.Kubectl("drain", drained, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=10m")
 		t.Logf("drained %s in %s; fewest Ready clones during the drain: %d", drained, since(start), fewestReady())
-		if !regexp.MustCompile(`evicting pods/"virt-launcher-.*disruption budget`).MatchString(out) {
+		if !regexp.MustCompile(`evicting pods/"virt-launcher-.*evictionStrategy External`).MatchString(out) {
 			t.Errorf("the drain was never held back at a clone's launcher pod:\n%s", out)
 		}
 		after := f.WaitClonesRunning("testvm", "app=vmctl", 2, vmctlTimeout)

@@ -19,12 +19,19 @@ import (
 	"github.com/vmctl/vmctl/pkg/launcherpods"
 )
 
-// Evictions intercepts evictions of launcher pods (kubectl drain) whose instance moves by live
-// migration instead (evictionStrategy LiveMigrate, or LiveMigrateIfPossible unless the instance
-// reports LiveMigratable False; Default when it names none):
-// it marks the instance for evacuation from the pod's node (status.evacuationNodeName), which
-// virt-controller's evacuation controller turns into a migration, and refuses the eviction with
-// 429, as a disruption budget would, so the drain retries until the pod has ended.
+// Evictions intercepts evictions of launcher pods (kubectl drain) that must not simply end
+// their guest, as KubeVirt's eviction admitter does since KubeVirt dropped its
+// PodDisruptionBudgets:
+//   - evictionStrategy LiveMigrate, or LiveMigrateIfPossible unless the instance reports
+//     LiveMigratable False: it marks the instance for evacuation from the pod's node
+//     (status.evacuationNodeName), which virt-controller's evacuation controller turns into a
+//     migration;
+//   - External: the instance's owner moves it (vmctl deletes its clone when its own pod is
+//     evicted); it is marked the same way when it names External itself, so an owner may watch
+//     for it, and the evacuation controller leaves it alone.
+//
+// Either way the eviction is refused with 429, as a disruption budget would, so the drain
+// retries until the pod has ended. Default is the strategy of instances that name none.
 type Evictions struct {
 	Kube kubernetes.Interface
 	Virt versioned.Interface
@@ -38,7 +45,7 @@ const evictionTimeout = 8 * time.Second
 func (e *Evictions) review(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 	ctx, cancel := context.WithTimeout(context.Background(), evictionTimeout)
 	defer cancel()
-	vmi, node, err := e.migratingInstance(ctx, req.Namespace, req.Name)
+	vmi, strategy, node, err := e.guardedInstance(ctx, req.Namespace, req.Name)
 	if err != nil {
 		// Better a drain that waits than a guest shut down because a read failed.
 		return refuse(http.StatusInternalServerError, metav1.StatusReasonInternalError, fmt.Sprintf("checking the launcher pod's instance: %v", err))
@@ -46,55 +53,68 @@ func (e *Evictions) review(req *admissionv1.AdmissionRequest) *admissionv1.Admis
 	if vmi == nil {
 		return &admissionv1.AdmissionResponse{Allowed: true}
 	}
-	if !migratable(vmi) {
+	external := strategy == v1.EvictionStrategyExternal
+	if !external && !migratable(vmi) {
 		// LiveMigrate and nothing else: the guest must not be shut down, nor can it move.
 		c := vmi.Status.Condition(v1.VirtualMachineInstanceIsMigratable)
 		return refuse(http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests,
 			fmt.Sprintf("VMI %s/%s has evictionStrategy LiveMigrate but cannot live-migrate (%s: %s): stop it, or change what keeps it from migrating",
 				vmi.Namespace, vmi.Name, c.Reason, c.Message))
 	}
-	if req.DryRun == nil || !*req.DryRun {
+	mark := node != "" && node == vmi.Status.NodeName && (!external || vmi.Spec.EvictionStrategy != nil)
+	if mark && (req.DryRun == nil || !*req.DryRun) {
 		if err := e.markEvacuation(ctx, vmi, node); err != nil {
 			return refuse(http.StatusInternalServerError, metav1.StatusReasonInternalError, fmt.Sprintf("marking the instance for evacuation: %v", err))
 		}
-		klog.InfoS("eviction triggered evacuation", "vmi", klog.KObj(vmi), "node", node)
+		klog.InfoS("eviction triggered evacuation", "vmi", klog.KObj(vmi), "node", node, "strategy", strategy)
+	}
+	if external {
+		return refuse(http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests,
+			fmt.Sprintf("VMI %s/%s has evictionStrategy External: the launcher pod is not evicted, it goes when the VM's owner removes the VMI", vmi.Namespace, vmi.Name))
 	}
 	return refuse(http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests,
 		fmt.Sprintf("Eviction triggered evacuation of VMI %s/%s: it migrates off node %s", vmi.Namespace, vmi.Name, node))
 }
 
-// migratingInstance is the instance the pod runs when an eviction of that pod should migrate it,
-// with the pod's node; nil when the eviction may go ahead (not a launcher pod, not the running
-// instance's current pod, or an instance that does not migrate on eviction).
-func (e *Evictions) migratingInstance(ctx context.Context, namespace, name string) (*v1.VirtualMachineInstance, string, error) {
+// guardedInstance is the instance the pod runs when an eviction of that pod must be refused,
+// with the instance's evictionStrategy (or the default) and the pod's node; nil when the
+// eviction may go ahead: not a launcher pod of a live instance, or an instance that neither
+// migrates on eviction nor is External. An External instance's pod is held from its start,
+// as a budget held it, so a drain never cuts a boot short; a migrating one only while it runs
+// in its current pod, the one a migration would move.
+func (e *Evictions) guardedInstance(ctx context.Context, namespace, name string) (*v1.VirtualMachineInstance, v1.EvictionStrategy, string, error) {
 	pod, err := e.Kube.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, "", nil
+		return nil, "", "", nil
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	ref := metav1.GetControllerOf(pod)
-	if pod.Labels[v1.AppLabel] != v1.LauncherApp || ref == nil || ref.Kind != "VirtualMachineInstance" {
-		return nil, "", nil
+	if pod.Labels[v1.AppLabel] != v1.LauncherApp || ref == nil || ref.Kind != "VirtualMachineInstance" ||
+		pod.DeletionTimestamp != nil || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return nil, "", "", nil
 	}
 	vmi, err := e.Virt.KubevirtV1().VirtualMachineInstances(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, "", nil
+		return nil, "", "", nil
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
+	}
+	if vmi.UID != ref.UID || vmi.DeletionTimestamp != nil || vmi.Status.Phase.IsFinal() {
+		return nil, "", "", nil
 	}
 	strategy := e.Default
 	if vmi.Spec.EvictionStrategy != nil {
 		strategy = *vmi.Spec.EvictionStrategy
 	}
 	migrates := strategy == v1.EvictionStrategyLiveMigrate || (strategy == v1.EvictionStrategyLiveMigrateIfPossible && migratable(vmi))
-	running := vmi.Status.Phase == v1.Running && vmi.DeletionTimestamp == nil && pod.Status.Phase == corev1.PodRunning
-	if !migrates || vmi.UID != ref.UID || !running || !launcherpods.IsActive(vmi, pod) {
-		return nil, "", nil
+	running := vmi.Status.Phase == v1.Running && pod.Status.Phase == corev1.PodRunning && launcherpods.IsActive(vmi, pod)
+	if strategy == v1.EvictionStrategyExternal || migrates && running {
+		return vmi, strategy, pod.Spec.NodeName, nil
 	}
-	return vmi, pod.Spec.NodeName, nil
+	return nil, "", "", nil
 }
 
 // migratable: the instance does not report that it cannot live-migrate.

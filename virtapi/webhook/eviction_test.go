@@ -33,7 +33,7 @@ func TestEvictionOfALauncherPod(t *testing.T) {
 		Spec:   corev1.PodSpec{NodeName: "node-a"},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning},
 	}
-	live := ptr.To(v1.EvictionStrategyLiveMigrate)
+	live, external := ptr.To(v1.EvictionStrategyLiveMigrate), ptr.To(v1.EvictionStrategyExternal)
 	tests := []struct {
 		name      string
 		vmi       *v1.VirtualMachineInstance
@@ -56,6 +56,13 @@ func TestEvictionOfALauncherPod(t *testing.T) {
 		}), "", false, http.StatusTooManyRequests, ""},
 		{"not its running pod: evicted", instance(live, func(vmi *v1.VirtualMachineInstance) { vmi.Status.ActivePods = nil }), "", false, 0, ""},
 		{"instance not running: evicted", instance(live, func(vmi *v1.VirtualMachineInstance) { vmi.Status.Phase = v1.Scheduled }), "", false, 0, ""},
+		{"External: refused, marked for its owner", instance(external), "", false, http.StatusTooManyRequests, "node-a"},
+		{"External while it boots: refused", instance(external, func(vmi *v1.VirtualMachineInstance) { vmi.Status.Phase = v1.Scheduled }), "", false, http.StatusTooManyRequests, "node-a"},
+		{"cluster default External: refused, not marked", instance(nil), v1.EvictionStrategyExternal, false, http.StatusTooManyRequests, ""},
+		{"External, instance ended: evicted", instance(external, func(vmi *v1.VirtualMachineInstance) { vmi.Status.Phase = v1.Succeeded }), "", false, 0, ""},
+		{"External, instance being deleted: evicted", instance(external, func(vmi *v1.VirtualMachineInstance) {
+			vmi.DeletionTimestamp, vmi.Finalizers = &metav1.Time{}, []string{"keep"}
+		}), "", false, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
