@@ -53,8 +53,9 @@ func main() {
 	pflag.StringVar(&o.kubeconfig, "kubeconfig", "_cluster/kubeconfig", "the local cluster's kubeconfig")
 	pflag.StringVar(&o.cluster, "cluster", "_cluster", "the local cluster's directory (audit log, component pids)")
 	pflag.StringVar(&o.out, "out", "_out/bench", "directory of guests.json and guests.md")
-	// 100 TCG guests take ~10 minutes a scenario to their markers on 2 cores, and there are four.
-	pflag.DurationVar(&o.timeout, "timeout", 2*time.Hour, "give up after this long")
+	// 100 TCG guests took ~10 minutes a scenario to their markers on 2 cores on 2026-11-28, and
+	// the floor alone took 51 on 2026-11-29; there are four scenarios.
+	pflag.DurationVar(&o.timeout, "timeout", 4*time.Hour, "give up after this long")
 	// A guest that is only slow keeps printing its boot; 10 minutes without a line is a hang.
 	pflag.DurationVar(&o.markerStall, "marker-stall", 10*time.Minute, "stop waiting for the guests' markers when no guest still booting has printed anything on its console for this long (or none has printed its marker for three times as long), and report the missing")
 	pflag.Parse()
