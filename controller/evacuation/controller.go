@@ -107,7 +107,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	s := vmi.Status
 	// An External instance is marked for its owner, who moves it: it never migrates here.
-	external := vmi.Spec.EvictionStrategy != nil && *vmi.Spec.EvictionStrategy == v1.EvictionStrategyExternal
+	external := vmi.Spec.EvictionStrategyOr("") == v1.EvictionStrategyExternal
 	if external || s.EvacuationNodeName == "" || s.EvacuationNodeName != s.NodeName || s.Phase != v1.Running || vmi.DeletionTimestamp != nil ||
 		!c.expectations.Satisfied(key) {
 		return nil

@@ -79,9 +79,9 @@ func (e *Evictions) review(req *admissionv1.AdmissionRequest) *admissionv1.Admis
 // guardedInstance is the instance the pod runs when an eviction of that pod must be refused,
 // with the instance's evictionStrategy (or the default) and the pod's node; nil when the
 // eviction may go ahead: not a launcher pod of a live instance, or an instance that neither
-// migrates on eviction nor is External. An External instance's pod is held from its start,
-// as a budget held it, so a drain never cuts a boot short; a migrating one only while it runs
-// in its current pod, the one a migration would move.
+// migrates on eviction nor is External. An External instance's pod is held from its start
+// (Pending too, which a disruption budget would not hold), so a drain never cuts a boot
+// short; a migrating one only while it runs in its current pod, the one a migration would move.
 func (e *Evictions) guardedInstance(ctx context.Context, namespace, name string) (*v1.VirtualMachineInstance, v1.EvictionStrategy, string, error) {
 	pod, err := e.Kube.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -105,10 +105,7 @@ func (e *Evictions) guardedInstance(ctx context.Context, namespace, name string)
 	if vmi.UID != ref.UID || vmi.DeletionTimestamp != nil || vmi.Status.Phase.IsFinal() {
 		return nil, "", "", nil
 	}
-	strategy := e.Default
-	if vmi.Spec.EvictionStrategy != nil {
-		strategy = *vmi.Spec.EvictionStrategy
-	}
+	strategy := vmi.Spec.EvictionStrategyOr(e.Default)
 	migrates := strategy == v1.EvictionStrategyLiveMigrate || (strategy == v1.EvictionStrategyLiveMigrateIfPossible && migratable(vmi))
 	running := vmi.Status.Phase == v1.Running && pod.Status.Phase == corev1.PodRunning && launcherpods.IsActive(vmi, pod)
 	if strategy == v1.EvictionStrategyExternal || migrates && running {
