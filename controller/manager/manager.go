@@ -50,6 +50,8 @@ type Options struct {
 	UseEmulation bool
 	// ContainerDiskLimit bounds one containerDisk's copy in a launcher pod (zero: the default).
 	ContainerDiskLimit resource.Quantity
+	// CPUAllocationRatio: vCPUs per requested CPU where an instance requests none.
+	CPUAllocationRatio int64
 	// Workers is the number of concurrent syncs per controller (default 3).
 	Workers int
 	// HeartbeatTimeout is how long a node's virt-handler may be silent before the node takes
@@ -120,7 +122,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine controller: %w", err)
 	}
-	podConfig := vmi.PodConfig{LauncherImage: opts.LauncherImage, UseEmulation: opts.UseEmulation, ContainerDiskLimit: opts.ContainerDiskLimit}
+	podConfig := vmi.PodConfig{LauncherImage: opts.LauncherImage, UseEmulation: opts.UseEmulation, ContainerDiskLimit: opts.ContainerDiskLimit, CPUAllocationRatio: opts.CPUAllocationRatio}
 	vmiController, err := vmi.New(kube, virt, vmis, pods, m.nodeFactory.Core().V1().PersistentVolumeClaims(), recorder, podConfig)
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine instance controller: %w", err)

@@ -140,8 +140,17 @@ var (
 // then the kernelBoot files (copied), then one sidecar per containerDisk serving the image in
 // place (launcher/containerdisk), and the guest-console-log sidecar. Sidecars (restartPolicy
 // Always) start before compute and are stopped after it, and do not hold the pod Running
-// once compute exits.
+// once compute exits. Each requests a little CPU and memory, so a namespace whose
+// ResourceQuota counts requests admits the pod.
 func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Container {
+	containers := helpers(vmi, cfg)
+	for i := range containers {
+		containers[i].Resources = *helperResources.DeepCopy()
+	}
+	return containers
+}
+
+func helpers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Container {
 	containers := []corev1.Container{{
 		Name:            "tools",
 		Image:           cfg.LauncherImage,
@@ -190,9 +199,9 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 // GuestConsoleLogContainer shows the guest's serial console in `kubectl logs` (KubeVirt's name).
 const GuestConsoleLogContainer = "guest-console-log"
 
-// sidecarResources fit a process that only waits (a disk holder) or copies a file (the
-// console): the Go runtime's few MiB, with room.
-var sidecarResources = corev1.ResourceRequirements{
+// helperResources fit a process that only waits (a disk holder) or copies files (tools,
+// kernel-boot, the console): the Go runtime's few MiB, with room.
+var helperResources = corev1.ResourceRequirements{
 	Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1m"), corev1.ResourceMemory: resource.MustParse("16Mi")},
 	Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("48Mi")},
 }
@@ -200,7 +209,6 @@ var sidecarResources = corev1.ResourceRequirements{
 // sidecar makes c a native sidecar: restarted if it exits, stopped after the main container.
 func sidecar(c corev1.Container) corev1.Container {
 	c.RestartPolicy = ptr.To(corev1.ContainerRestartPolicyAlways)
-	c.Resources = *sidecarResources.DeepCopy()
 	return c
 }
 

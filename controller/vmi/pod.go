@@ -33,7 +33,13 @@ type PodConfig struct {
 	UseEmulation bool
 	// ContainerDiskLimit bounds the writes to one containerDisk in the pod (zero: the default).
 	ContainerDiskLimit resource.Quantity
+	// CPUAllocationRatio is how many vCPUs share one requested CPU where the instance
+	// requests none (KubeVirt's cpuAllocationRatio; zero: DefaultCPUAllocationRatio).
+	CPUAllocationRatio int64
 }
+
+// DefaultCPUAllocationRatio is KubeVirt's: a vCPU requests a tenth of a CPU.
+const DefaultCPUAllocationRatio = 10
 
 // RenderLauncherPod is the pod that runs an instance: owned by it, carrying its labels (so a
 // Service selecting the VM's labels reaches the guest) and its placement, sized for the guest
@@ -103,8 +109,9 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 }
 
 // launcherResources requests the guest's memory plus the overhead, and passes CPU requests and
-// any limits through. Without a memory limit set by the user, none is set: a limit too tight
-// gets QEMU OOM-killed. The devices the guest needs are extended resources of virt-handler's
+// any limits through; an instance that sets no CPU requests its vCPUs over the allocation
+// ratio, as KubeVirt's does, so a namespace whose ResourceQuota counts requests.cpu admits it.
+// Without a memory limit set by the user, none is set: a limit too tight gets QEMU OOM-killed. The devices the guest needs are extended resources of virt-handler's
 // device plugins (limits only: requests follow them).
 func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.ResourceRequirements {
 	r := vmi.Spec.Domain.Resources
@@ -128,6 +135,11 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 		memory = LauncherOverhead.DeepCopy()
 	}
 	out.Requests[corev1.ResourceMemory] = memory
+	_, cpuRequested := out.Requests[corev1.ResourceCPU]
+	if _, cpuLimited := out.Limits[corev1.ResourceCPU]; !cpuRequested && !cpuLimited {
+		// A limit alone is the request too (the API server's default).
+		out.Requests[corev1.ResourceCPU] = vcpuRequest(vmi, cfg)
+	}
 	if _, set := out.Requests[corev1.ResourceEphemeralStorage]; !set {
 		maps.Copy(out.Requests, ephemeralRequest())
 	}
@@ -150,6 +162,17 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 		out.Requests[name] = resource.MustParse("1")
 	}
 	return out
+}
+
+// vcpuRequest is the CPU an instance's vCPUs request under the allocation ratio, at least 1m.
+func vcpuRequest(vmi *v1.VirtualMachineInstance, cfg PodConfig) resource.Quantity {
+	ratio := cfg.CPUAllocationRatio
+	if ratio <= 0 {
+		ratio = DefaultCPUAllocationRatio
+	}
+	vcpus := int64(min(vmi.Spec.Domain.VCPUs(), 1<<16)) // bounded: sockets × cores × threads may overflow
+	milli := max(vcpus*1000/ratio, 1)
+	return *resource.NewMilliQuantity(milli, resource.DecimalSI)
 }
 
 // guestProbe is an instance's httpGet or tcpSocket probe as the compute container's: the

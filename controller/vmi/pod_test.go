@@ -79,6 +79,56 @@ func TestLauncherResources(t *testing.T) {
 	}
 }
 
+func TestLauncherCPURequest(t *testing.T) {
+	cpu := func(s string) resource.Quantity { return resource.MustParse(s) }
+	tests := []struct {
+		name        string
+		domain      v1.DomainSpec
+		ratio       int64
+		wantRequest string // "" means none: the API server takes the limit
+	}{
+		{"one vCPU, KubeVirt's ratio", v1.DomainSpec{}, 0, "100m"},
+		{"four cores, two sockets", v1.DomainSpec{CPU: &v1.CPU{Cores: 4, Sockets: 2}}, 0, "800m"},
+		{"the cluster's ratio", v1.DomainSpec{CPU: &v1.CPU{Cores: 2}}, 100, "20m"},
+		{"never below a millicore", v1.DomainSpec{}, 5000, "1m"},
+		{"the instance's own request", v1.DomainSpec{CPU: &v1.CPU{Cores: 4}, Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: cpu("1500m")}}}, 0, "1500m"},
+		{"a limit alone", v1.DomainSpec{Resources: v1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu("2")}}}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := launcherResources(&v1.VirtualMachineInstance{Spec: v1.VirtualMachineInstanceSpec{Domain: tt.domain}}, PodConfig{CPUAllocationRatio: tt.ratio})
+			got, ok := r.Requests[corev1.ResourceCPU]
+			if tt.wantRequest == "" && ok || tt.wantRequest != "" && got.Cmp(cpu(tt.wantRequest)) != 0 {
+				t.Errorf("cpu request %v, want %q", r.Requests, tt.wantRequest)
+			}
+		})
+	}
+}
+
+// TestEveryLauncherContainerRequestsCPUAndMemory: a ResourceQuota that counts requests.cpu or
+// requests.memory refuses a pod any of whose containers, init containers included, names none.
+func TestEveryLauncherContainerRequestsCPUAndMemory(t *testing.T) {
+	vmi := &v1.VirtualMachineInstance{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
+		Spec: v1.VirtualMachineInstanceSpec{
+			Domain:  v1.DomainSpec{Firmware: &v1.Firmware{KernelBoot: &v1.KernelBoot{Container: &v1.KernelBootContainer{Image: "kernel:1", KernelPath: "/vmlinuz"}}}},
+			Volumes: []v1.Volume{{Name: "root", VolumeSource: v1.VolumeSource{ContainerDisk: &v1.ContainerDiskSource{Image: "disk:1"}}}},
+		},
+	}
+	pod := RenderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"})
+	all := append(slices.Clone(pod.Spec.InitContainers), pod.Spec.Containers...)
+	if len(all) < 5 {
+		t.Fatalf("%d containers, want compute, tools, kernel-boot, the disk's and the console's", len(all))
+	}
+	for _, c := range all {
+		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			if q, ok := c.Resources.Requests[r]; !ok || q.IsZero() {
+				t.Errorf("container %s requests no %s: %v", c.Name, r, c.Resources.Requests)
+			}
+		}
+	}
+}
+
 func TestLauncherPodTakesBootFilesFromTheirImages(t *testing.T) {
 	vmi := &v1.VirtualMachineInstance{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "uid-1"},

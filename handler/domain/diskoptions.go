@@ -133,11 +133,5 @@ func diskAlias(name string) *libvirtxml.DomainAlias {
 
 // vcpus is the guest's vCPU count.
 func (c *converter) vcpus() uint {
-	n := uint(1)
-	if cpu := c.vmi.Spec.Domain.CPU; cpu != nil {
-		for _, v := range []uint32{cpu.Sockets, cpu.Cores, cpu.Threads} {
-			n *= uint(max(v, 1))
-		}
-	}
-	return min(n, maxVCPUs)
+	return uint(min(c.vmi.Spec.Domain.VCPUs(), maxVCPUs))
 }

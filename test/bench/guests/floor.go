@@ -25,8 +25,9 @@ import (
 func (b *bench) floorPod(name, ns string) *corev1.Pod {
 	instance := &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: b.guestSpec(name)}
 	v1.SetDefaults_VirtualMachineInstanceSpec(&instance.Spec)
-	// The local cluster runs guests under emulation (manifests/virt-controller.yaml).
-	pod := vmi.RenderLauncherPod(instance, vmi.PodConfig{LauncherImage: launcherImage, UseEmulation: true})
+	// The local cluster runs guests under emulation, 100 vCPUs a requested CPU
+	// (manifests/virt-controller.yaml).
+	pod := vmi.RenderLauncherPod(instance, vmi.PodConfig{LauncherImage: launcherImage, UseEmulation: true, CPUAllocationRatio: 100})
 	pod.Name, pod.GenerateName, pod.OwnerReferences, pod.Labels = name, "", nil, map[string]string{"app": "bench-floor"}
 	pod.Spec.Containers[0].Command, pod.Spec.Containers[0].Args = b.qemuCommand(name), nil
 	return pod
