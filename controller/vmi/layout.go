@@ -200,10 +200,12 @@ func helpers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Container {
 const GuestConsoleLogContainer = "guest-console-log"
 
 // helperResources fit a process that only waits (a disk holder) or copies files (tools,
-// kernel-boot, the console): the Go runtime's few MiB, with room.
+// kernel-boot, the console): the Go runtime's few MiB, with room. With limits too, a
+// namespace whose quota counts limits.cpu and limits.memory admits the pod of a VM that sets
+// its own (the compute container's are the instance's).
 var helperResources = corev1.ResourceRequirements{
 	Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1m"), corev1.ResourceMemory: resource.MustParse("16Mi")},
-	Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("48Mi")},
+	Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("48Mi")},
 }
 
 // sidecar makes c a native sidecar: restarted if it exits, stopped after the main container.

@@ -106,7 +106,8 @@ func TestLauncherCPURequest(t *testing.T) {
 }
 
 // TestEveryLauncherContainerRequestsCPUAndMemory: a ResourceQuota that counts requests.cpu or
-// requests.memory refuses a pod any of whose containers, init containers included, names none.
+// requests.memory (limits.*) refuses a pod any of whose containers, init containers included,
+// names none.
 func TestEveryLauncherContainerRequestsCPUAndMemory(t *testing.T) {
 	vmi := &v1.VirtualMachineInstance{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
@@ -124,6 +125,10 @@ func TestEveryLauncherContainerRequestsCPUAndMemory(t *testing.T) {
 		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
 			if q, ok := c.Resources.Requests[r]; !ok || q.IsZero() {
 				t.Errorf("container %s requests no %s: %v", c.Name, r, c.Resources.Requests)
+			}
+			// compute's limits are the instance's; every other container has its own.
+			if _, ok := c.Resources.Limits[r]; !ok && c.Name != launcherContainer {
+				t.Errorf("container %s has no %s limit: %v", c.Name, r, c.Resources.Limits)
 			}
 		}
 	}

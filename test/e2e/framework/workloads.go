@@ -5,6 +5,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -46,4 +47,19 @@ func (f *Framework) RestartVirtHandler() {
 	f.t.Helper()
 	f.Kubectl("delete", "pods", "-n", ProjectNamespace, "-l", "kubevirt.io=virt-handler", "--wait")
 	f.WaitDaemonSetReady(ProjectNamespace, "virt-handler", 2*time.Minute)
+}
+
+// CreateQuota creates a ResourceQuota in the test's namespace and waits until the quota
+// controller has computed its status: until then the quota refuses every pod.
+func (f *Framework) CreateQuota(name string, hard corev1.ResourceList) {
+	f.t.Helper()
+	quotas := f.Kube.CoreV1().ResourceQuotas(f.Namespace)
+	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.ResourceQuotaSpec{Hard: hard}}
+	if _, err := quotas.Create(f.Context(), quota, metav1.CreateOptions{}); err != nil {
+		f.t.Fatalf("create quota %s: %v", name, err)
+	}
+	f.Eventually(time.Minute, "quota "+name+"'s status", func(ctx context.Context) (bool, error) {
+		q, err := quotas.Get(ctx, name, metav1.GetOptions{})
+		return err == nil && len(q.Status.Hard) == len(hard), err
+	})
 }
