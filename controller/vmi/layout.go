@@ -150,6 +150,7 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 	return containers
 }
 
+// helpers are the launcher pod's init containers and sidecars, in order.
 func helpers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Container {
 	containers := []corev1.Container{{
 		Name:            "tools",

@@ -111,8 +111,9 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 // launcherResources requests the guest's memory plus the overhead, and passes CPU requests and
 // any limits through; an instance that sets no CPU requests its vCPUs over the allocation
 // ratio, as KubeVirt's does, so a namespace whose ResourceQuota counts requests.cpu admits it.
-// Without a memory limit set by the user, none is set: a limit too tight gets QEMU OOM-killed. The devices the guest needs are extended resources of virt-handler's
-// device plugins (limits only: requests follow them).
+// Without a memory limit set by the user, none is set: a limit too tight gets QEMU
+// OOM-killed. The devices the guest needs are extended resources of virt-handler's device
+// plugins (limits only: requests follow them).
 func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.ResourceRequirements {
 	r := vmi.Spec.Domain.Resources
 	out := corev1.ResourceRequirements{Requests: r.Requests.DeepCopy(), Limits: r.Limits.DeepCopy()}
