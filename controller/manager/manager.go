@@ -123,14 +123,16 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 		return nil, fmt.Errorf("virtual machine controller: %w", err)
 	}
 	podConfig := vmi.PodConfig{LauncherImage: opts.LauncherImage, UseEmulation: opts.UseEmulation, ContainerDiskLimit: opts.ContainerDiskLimit, CPUAllocationRatio: opts.CPUAllocationRatio}
-	vmiController, err := vmi.New(kube, virt, vmis, pods, m.nodeFactory.Core().V1().PersistentVolumeClaims(), recorder, podConfig)
+	core := m.nodeFactory.Core().V1()
+	quotas := vmi.NewQuotas(core.ResourceQuotas(), core.Namespaces())
+	vmiController, err := vmi.New(kube, virt, vmis, pods, core.PersistentVolumeClaims(), recorder, podConfig, quotas)
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine instance controller: %w", err)
 	}
 	migrationOpts := opts.Migrations
 	migrationOpts.Pod = podConfig
 	migrationController, err := migration.New(kube, virt, migration.Informers{Migrations: migrations, VMIs: vmis, Pods: pods,
-		Policies: m.virtFactory.Migrations().V1alpha1().MigrationPolicies(), Namespaces: m.nodeFactory.Core().V1().Namespaces()},
+		Policies: m.virtFactory.Migrations().V1alpha1().MigrationPolicies(), Namespaces: core.Namespaces(), Quotas: quotas},
 		recorder, migrationOpts)
 	if err != nil {
 		return nil, fmt.Errorf("migration controller: %w", err)

@@ -78,6 +78,7 @@ type Controller struct {
 	vmiLister  listers.VirtualMachineInstanceLister
 	policies   policylisters.MigrationPolicyLister
 	namespaces corelisters.NamespaceLister
+	quotas     vmi.Quotas
 	launchers  launcherpods.Pods
 	synced     []cache.InformerSynced
 
@@ -102,6 +103,8 @@ type Informers struct {
 	// Policies and Namespaces (read when a migration is handed over) pick its MigrationPolicy.
 	Policies   policyinformers.MigrationPolicyInformer
 	Namespaces coreinformers.NamespaceInformer
+	// Quotas size the target pod's limits as the instance controller sizes the source's.
+	Quotas vmi.Quotas
 }
 
 // New wires the controller to its informers: instances and target pods map to migrations.
@@ -126,6 +129,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, inf Informers, rec
 		launchers:  launchers,
 		synced: []cache.InformerSynced{migrations.Informer().HasSynced, vmis.Informer().HasSynced, pods.Informer().HasSynced,
 			inf.Policies.Informer().HasSynced, inf.Namespaces.Informer().HasSynced},
+		quotas:       inf.Quotas,
 		queue:        workloop.NewQueue("virtualmachineinstancemigration"),
 		recorder:     recorder,
 		expectations: expectations.New(),

@@ -160,7 +160,9 @@ func (c *Controller) mayStart(m *v1.VirtualMachineInstanceMigration, vmi *v1.Vir
 // createTarget creates the target launcher pod and records the migration's source and target.
 func (c *Controller) createTarget(ctx context.Context, key string, m *v1.VirtualMachineInstanceMigration, vmi *v1.VirtualMachineInstance) error {
 	c.expectations.ExpectCreations(key, 1)
-	pod, err := c.kube.CoreV1().Pods(vmi.Namespace).Create(ctx, RenderTargetPod(vmi, m, c.opts.Pod), metav1.CreateOptions{})
+	cfg := c.opts.Pod
+	cfg.AutoLimits = c.quotas.AutoLimits(vmi.Namespace)
+	pod, err := c.kube.CoreV1().Pods(vmi.Namespace).Create(ctx, RenderTargetPod(vmi, m, cfg), metav1.CreateOptions{})
 	if err != nil {
 		c.expectations.CreationObserved(key)
 		if !controller.NamespaceTerminating(err) {

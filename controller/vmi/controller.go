@@ -40,12 +40,14 @@ type Controller struct {
 	// written are the cached instances this controller's writes have since replaced.
 	written *superseded.Versions
 	config  PodConfig
-	clock   clock.PassiveClock
+	// quotas decide each pod's AutoLimits.
+	quotas Quotas
+	clock  clock.PassiveClock
 }
 
 // New wires the controller to its informers; launcher pods map to their instance.
 func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.VirtualMachineInstanceInformer,
-	pods coreinformers.PodInformer, pvcs coreinformers.PersistentVolumeClaimInformer, recorder record.EventRecorder, config PodConfig) (*Controller, error) {
+	pods coreinformers.PodInformer, pvcs coreinformers.PersistentVolumeClaimInformer, recorder record.EventRecorder, config PodConfig, quotas Quotas) (*Controller, error) {
 	launchers, err := launcherpods.Index(pods.Informer())
 	if err != nil {
 		return nil, err
@@ -56,12 +58,13 @@ func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.Vir
 		vmiLister:    vmis.Lister(),
 		launchers:    launchers,
 		pvcs:         pvcs.Lister(),
-		synced:       []cache.InformerSynced{vmis.Informer().HasSynced, pods.Informer().HasSynced, pvcs.Informer().HasSynced},
+		synced:       append([]cache.InformerSynced{vmis.Informer().HasSynced, pods.Informer().HasSynced, pvcs.Informer().HasSynced}, quotas.Synced...),
 		queue:        workloop.NewQueue("virtualmachineinstance"),
 		recorder:     recorder,
 		expectations: expectations.New(),
 		written:      superseded.New(),
 		config:       config,
+		quotas:       quotas,
 		clock:        clock.RealClock{},
 	}
 	if _, err := vmis.Informer().AddEventHandler(workloop.EnqueueHandler(c.queue)); err != nil {

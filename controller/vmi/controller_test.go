@@ -42,7 +42,7 @@ func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Po
 	virtInformers := informers.NewSharedInformerFactory(f.virt, 0)
 	kubeInformers := kubeinformers.NewSharedInformerFactory(f.kube, 0)
 	c, err := New(f.kube, f.virt, virtInformers.Kubevirt().V1().VirtualMachineInstances(), kubeInformers.Core().V1().Pods(), kubeInformers.Core().V1().PersistentVolumeClaims(),
-		record.NewFakeRecorder(10), PodConfig{LauncherImage: "launcher:test"})
+		record.NewFakeRecorder(10), PodConfig{LauncherImage: "launcher:test"}, Quotas{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,9 @@ import (
 // during a rollout), the second create finds the first pod instead of starting a second
 // launcher.
 func (c *Controller) createPod(ctx context.Context, key string, vmi *v1.VirtualMachineInstance) error {
-	want := RenderLauncherPod(vmi, c.config)
+	cfg := c.config
+	cfg.AutoLimits = c.quotas.AutoLimits(vmi.Namespace)
+	want := RenderLauncherPod(vmi, cfg)
 	want.Name, want.GenerateName = launcherPodName(vmi), ""
 	c.expectations.ExpectCreations(key, 1)
 	pod, err := c.kube.CoreV1().Pods(vmi.Namespace).Create(ctx, want, metav1.CreateOptions{})

@@ -36,6 +36,9 @@ type PodConfig struct {
 	// CPUAllocationRatio is how many vCPUs share one requested CPU where the instance
 	// requests none (KubeVirt's cpuAllocationRatio; zero: DefaultCPUAllocationRatio).
 	CPUAllocationRatio int64
+	// AutoLimits is what the instance's namespace asks of the compute container's limits;
+	// the controllers set it for each pod (Quotas.AutoLimits).
+	AutoLimits AutoLimits
 }
 
 // DefaultCPUAllocationRatio is KubeVirt's: a vCPU requests a tenth of a CPU.
@@ -148,6 +151,7 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 		// A limit below guest memory plus overhead cannot hold the guest.
 		out.Limits[corev1.ResourceMemory] = memory.DeepCopy()
 	}
+	autoLimits(&out, vmi, cfg.AutoLimits)
 	var devices []corev1.ResourceName
 	if !cfg.UseEmulation {
 		devices = append(devices, layout.KVMResource)
@@ -165,15 +169,40 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 	return out
 }
 
+// autoLimits gives compute the limits its namespace's quotas require and the instance does
+// not set, as KubeVirt's AutoResourceLimits does: a CPU per vCPU (at least the request) and
+// the ratio times the memory request.
+func autoLimits(out *corev1.ResourceRequirements, vmi *v1.VirtualMachineInstance, want AutoLimits) {
+	if out.Limits == nil && (want.CPU || want.Memory) {
+		out.Limits = corev1.ResourceList{}
+	}
+	if _, set := out.Limits[corev1.ResourceCPU]; want.CPU && !set {
+		limit := *resource.NewQuantity(boundedVCPUs(vmi), resource.DecimalSI)
+		if request := out.Requests[corev1.ResourceCPU]; request.Cmp(limit) > 0 {
+			limit = request.DeepCopy()
+		}
+		out.Limits[corev1.ResourceCPU] = limit
+	}
+	if _, set := out.Limits[corev1.ResourceMemory]; want.Memory && !set {
+		request := out.Requests[corev1.ResourceMemory]
+		ratio := max(want.MemoryRatio, 1)
+		out.Limits[corev1.ResourceMemory] = *resource.NewQuantity(int64(float64(request.Value())*ratio), resource.BinarySI)
+	}
+}
+
 // vcpuRequest is the CPU an instance's vCPUs request under the allocation ratio, at least 1m.
 func vcpuRequest(vmi *v1.VirtualMachineInstance, cfg PodConfig) resource.Quantity {
 	ratio := cfg.CPUAllocationRatio
 	if ratio <= 0 {
 		ratio = DefaultCPUAllocationRatio
 	}
-	vcpus := int64(min(vmi.Spec.Domain.VCPUs(), 1<<16)) // bounded: sockets × cores × threads may overflow
-	milli := max(vcpus*1000/ratio, 1)
+	milli := max(boundedVCPUs(vmi)*1000/ratio, 1)
 	return *resource.NewMilliQuantity(milli, resource.DecimalSI)
+}
+
+// boundedVCPUs is the instance's vCPU count, bounded: sockets × cores × threads may overflow.
+func boundedVCPUs(vmi *v1.VirtualMachineInstance) int64 {
+	return int64(min(vmi.Spec.Domain.VCPUs(), 1<<16))
 }
 
 // guestProbe is an instance's httpGet or tcpSocket probe as the compute container's: the

@@ -18,7 +18,9 @@ import (
 // TestVMsRunInANamespaceWithResourceQuotas: a tenant namespace with a ResourceQuota on
 // requests.cpu and requests.memory, which refuses any pod one of whose containers names none,
 // runs a VM as it is (the VM names no CPU), and the quota counts its launcher pod. Once a
-// quota counts limits too, a VM that sets its limits runs there as well.
+// quota counts limits too, a VM that sets its limits runs there as well, and so does one that
+// sets none: its launcher gets limits, as KubeVirt's AutoResourceLimits gives them (a CPU per
+// vCPU, twice the memory request).
 func TestVMsRunInANamespaceWithResourceQuotas(t *testing.T) {
 	f := framework.New(t)
 	f.CreateQuota("requests", corev1.ResourceList{
@@ -51,4 +53,13 @@ func TestVMsRunInANamespaceWithResourceQuotas(t *testing.T) {
 	}
 	f.CreateVM(limited)
 	f.WaitVMIPhase("limited", v1.Running, bootTimeout)
+
+	f.CreateVM(framework.TestGuestVM("unlimited", v1.RunStrategyAlways))
+	unlimited := f.LauncherPod(f.WaitVMIPhase("unlimited", v1.Running, bootTimeout))
+	f.WaitConsole(f.FollowConsole(unlimited), framework.GuestMarker+" hostname=unlimited", time.Minute)
+	compute := unlimited.Spec.Containers[0].Resources
+	wantMemory := resource.NewQuantity(2*compute.Requests.Memory().Value(), resource.BinarySI)
+	if compute.Limits.Cpu().Cmp(resource.MustParse("1")) != 0 || compute.Limits.Memory().Cmp(*wantMemory) != 0 {
+		t.Errorf("compute of a one-vCPU VM without limits: limits %v, want cpu 1 and memory %s", compute.Limits, wantMemory)
+	}
 }
