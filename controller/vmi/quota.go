@@ -44,7 +44,7 @@ func NewQuotas(quotas coreinformers.ResourceQuotaInformer, namespaces coreinform
 // AutoLimits is what the quotas of namespace ask. A zero Quotas (no listers) asks nothing.
 func (q Quotas) AutoLimits(namespace string) AutoLimits {
 	var out AutoLimits
-	if q.Quotas == nil {
+	if q.Quotas == nil || q.Namespaces == nil {
 		return out
 	}
 	quotas, _ := q.Quotas.ResourceQuotas(namespace).List(labels.Everything())
@@ -53,10 +53,10 @@ func (q Quotas) AutoLimits(namespace string) AutoLimits {
 		_, memory := quota.Spec.Hard[corev1.ResourceLimitsMemory]
 		out.CPU, out.Memory = out.CPU || cpu, out.Memory || memory
 	}
-	out.MemoryRatio = DefaultMemoryLimitsRatio
-	if !out.Memory || q.Namespaces == nil {
+	if !out.Memory {
 		return out
 	}
+	out.MemoryRatio = DefaultMemoryLimitsRatio
 	if ns, err := q.Namespaces.Get(namespace); err == nil {
 		out.MemoryRatio = memoryLimitsRatio(ns.Labels[MemoryLimitsRatioLabel])
 	}

@@ -30,11 +30,12 @@ func TestQuotasAutoLimits(t *testing.T) {
 		label  string
 		want   AutoLimits
 	}{
-		{"no quota", nil, "", AutoLimits{MemoryRatio: 2}},
-		{"requests only", []*corev1.ResourceQuota{quotaOf("ns", corev1.ResourceRequestsCPU, corev1.ResourceRequestsMemory, corev1.ResourceCPU)}, "", AutoLimits{MemoryRatio: 2}},
+		{"no quota", nil, "", AutoLimits{}},
+		{"requests only", []*corev1.ResourceQuota{quotaOf("ns", corev1.ResourceRequestsCPU, corev1.ResourceRequestsMemory, corev1.ResourceCPU)}, "", AutoLimits{}},
+		{"limits.cpu", []*corev1.ResourceQuota{quotaOf("ns", corev1.ResourceLimitsCPU)}, "3", AutoLimits{CPU: true}},
 		{"limits.memory", []*corev1.ResourceQuota{quotaOf("ns", corev1.ResourceLimitsMemory)}, "", AutoLimits{Memory: true, MemoryRatio: 2}},
 		{"both, in two quotas", []*corev1.ResourceQuota{quotaOf("ns", corev1.ResourceLimitsCPU), quotaOf("ns", corev1.ResourceLimitsMemory)}, "", AutoLimits{CPU: true, Memory: true, MemoryRatio: 2}},
-		{"another namespace's quota", []*corev1.ResourceQuota{quotaOf("other", corev1.ResourceLimitsCPU)}, "", AutoLimits{MemoryRatio: 2}},
+		{"another namespace's quota", []*corev1.ResourceQuota{quotaOf("other", corev1.ResourceLimitsCPU)}, "", AutoLimits{}},
 		{"the namespace's ratio", []*corev1.ResourceQuota{quotaOf("ns", corev1.ResourceLimitsMemory)}, "1.5", AutoLimits{Memory: true, MemoryRatio: 1.5}},
 		{"a ratio below 1", []*corev1.ResourceQuota{quotaOf("ns", corev1.ResourceLimitsMemory)}, "0.5", AutoLimits{Memory: true, MemoryRatio: 2}},
 		{"not a number", []*corev1.ResourceQuota{quotaOf("ns", corev1.ResourceLimitsMemory)}, "NaN", AutoLimits{Memory: true, MemoryRatio: 2}},
