@@ -123,6 +123,9 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 	if out.Requests == nil {
 		out.Requests = corev1.ResourceList{}
 	}
+	if out.Limits == nil {
+		out.Limits = corev1.ResourceList{} // an empty one is left out of the pod's JSON
+	}
 	memory := guestMemory(vmi)
 	if !r.OvercommitGuestOverhead {
 		memory.Add(LauncherOverhead)
@@ -132,9 +135,6 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 		// node without pages of this size cannot take the pod: the scheduler says so in the
 		// instance's PodScheduled condition.
 		pages := corev1.ResourceName(corev1.ResourceHugePagesPrefix + size)
-		if out.Limits == nil {
-			out.Limits = corev1.ResourceList{}
-		}
 		out.Requests[pages], out.Limits[pages] = guestMemory(vmi), guestMemory(vmi)
 		memory = LauncherOverhead.DeepCopy()
 	}
@@ -160,9 +160,6 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 		devices = append(devices, layout.TunResource)
 	}
 	for _, name := range devices {
-		if out.Limits == nil {
-			out.Limits = corev1.ResourceList{}
-		}
 		out.Limits[name] = resource.MustParse("1")
 		out.Requests[name] = resource.MustParse("1")
 	}
@@ -171,11 +168,8 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 
 // autoLimits gives compute the limits its namespace's quotas require and the instance does
 // not set, as KubeVirt's AutoResourceLimits does: a CPU per vCPU (at least the request) and
-// the ratio times the memory request.
+// the ratio times the memory request. out.Limits is not nil.
 func autoLimits(out *corev1.ResourceRequirements, vmi *v1.VirtualMachineInstance, want AutoLimits) {
-	if out.Limits == nil && (want.CPU || want.Memory) {
-		out.Limits = corev1.ResourceList{}
-	}
 	if _, set := out.Limits[corev1.ResourceCPU]; want.CPU && !set {
 		limit := *resource.NewQuantity(boundedVCPUs(vmi), resource.DecimalSI)
 		if request := out.Requests[corev1.ResourceCPU]; request.Cmp(limit) > 0 {
