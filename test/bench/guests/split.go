@@ -49,8 +49,8 @@ type cpuPoint struct {
 	parts map[string]float64
 }
 
-// cpuSampler records, every second, each launcher pod's CPU by part, so the CPU spent until a
-// guest's marker can be read afterwards, once the markers' times are known.
+// cpuSampler records, every few seconds (cpuSampleEvery), each launcher pod's CPU by part, so
+// the CPU spent until a guest's marker can be read afterwards, once the markers' times are known.
 type cpuSampler struct {
 	mu     sync.Mutex
 	series map[string][]cpuPoint // by pod UID
