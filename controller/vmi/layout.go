@@ -3,6 +3,7 @@ package vmi
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -72,7 +73,9 @@ func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 	volumes := []corev1.Volume{
 		{Name: layout.PrivateVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: privateSizeLimit(vmi, cfg)}}},
-		{Name: toolsVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(toolsLimit.DeepCopy())}}},
+	}
+	if needsTools(vmi) {
+		volumes = append(volumes, corev1.Volume{Name: toolsVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(toolsLimit.DeepCopy())}}})
 	}
 	for _, vol := range vmi.Spec.Volumes {
 		if pvc, ok := vol.Claim(); ok {
@@ -136,8 +139,8 @@ var (
 	toolsMount   = corev1.VolumeMount{Name: toolsVolume, MountPath: toolsDir, ReadOnly: true}
 )
 
-// initContainers prepare what the guest boots from its images: the virt-launcher binary first,
-// then the kernelBoot files (copied), then one sidecar per containerDisk serving the image in
+// initContainers prepare what the guest boots from its images: the virt-launcher binary first
+// (only when an image container runs it, see needsTools), then the kernelBoot files (copied), then one sidecar per containerDisk serving the image in
 // place (launcher/containerdisk), and the guest-console-log sidecar. Sidecars (restartPolicy
 // Always) start before compute and are stopped after it, and do not hold the pod Running
 // once compute exits. Each requests a little CPU and memory, so a namespace whose
@@ -152,13 +155,16 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 
 // helpers are the launcher pod's init containers and sidecars, in order.
 func helpers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Container {
-	containers := []corev1.Container{{
-		Name:            "tools",
-		Image:           cfg.LauncherImage,
-		Command:         []string{"cp", "/usr/bin/virt-launcher", toolsBinary},
-		VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
-		SecurityContext: containerSecurityContext(),
-	}}
+	var containers []corev1.Container
+	if needsTools(vmi) {
+		containers = append(containers, corev1.Container{
+			Name:            "tools",
+			Image:           cfg.LauncherImage,
+			Command:         []string{"cp", "/usr/bin/virt-launcher", toolsBinary},
+			VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
+			SecurityContext: containerSecurityContext(),
+		})
+	}
 	if kb := kernelBoot(vmi); kb != nil {
 		args := []string{toolsBinary, "copy-file"}
 		if kb.KernelPath != "" {
@@ -229,6 +235,16 @@ func imageContainer(name, image string, pull corev1.PullPolicy, command []string
 		VolumeMounts:    []corev1.VolumeMount{privateMount, toolsMount},
 		SecurityContext: containerSecurityContext(),
 	}
+}
+
+// needsTools: a container of the user's image (kernelBoot, a containerDisk) runs the copied
+// virt-launcher binary. Other VMs (disks on PVCs, cloud-init, emptyDisks) skip the tools init
+// container and its emptyDir: one container start less per VM, for the kubelet and the runtime.
+func needsTools(vmi *v1.VirtualMachineInstance) bool {
+	if kernelBoot(vmi) != nil {
+		return true
+	}
+	return slices.ContainsFunc(vmi.Spec.Volumes, func(v v1.Volume) bool { return v.ContainerDisk != nil })
 }
 
 func kernelBoot(vmi *v1.VirtualMachineInstance) *v1.KernelBootContainer {

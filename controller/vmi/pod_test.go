@@ -184,6 +184,34 @@ func TestLauncherPodTakesBootFilesFromTheirImages(t *testing.T) {
 	}
 }
 
+func TestLauncherPodCopiesItsToolsOnlyForImageContainers(t *testing.T) {
+	pvc := v1.Volume{Name: "root", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "root"}}}
+	containerDisk := v1.Volume{Name: "root", VolumeSource: v1.VolumeSource{ContainerDisk: &v1.ContainerDiskSource{Image: "disk:1"}}}
+	kernelBoot := &v1.Firmware{KernelBoot: &v1.KernelBoot{Container: &v1.KernelBootContainer{Image: "guest:1", KernelPath: "/vmlinuz"}}}
+	tests := []struct {
+		name     string
+		volumes  []v1.Volume
+		firmware *v1.Firmware
+		want     bool
+	}{
+		{"no volumes", nil, nil, false},
+		{"a PVC and an emptyDisk", []v1.Volume{pvc, {Name: "scratch", VolumeSource: v1.VolumeSource{EmptyDisk: &v1.EmptyDiskSource{}}}}, nil, false},
+		{"a containerDisk", []v1.Volume{containerDisk}, nil, true},
+		{"kernelBoot", nil, kernelBoot, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vmi := &v1.VirtualMachineInstance{Spec: v1.VirtualMachineInstanceSpec{Volumes: tt.volumes, Domain: v1.DomainSpec{Firmware: tt.firmware}}}
+			pod := RenderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"})
+			hasContainer := slices.ContainsFunc(pod.Spec.InitContainers, func(c corev1.Container) bool { return c.Name == "tools" })
+			hasVolume := slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == toolsVolume })
+			if hasContainer != tt.want || hasVolume != tt.want {
+				t.Errorf("tools init container %v, its volume %v; want both %v", hasContainer, hasVolume, tt.want)
+			}
+		})
+	}
+}
+
 func TestLauncherPodRequestsTheDevicesItsGuestUses(t *testing.T) {
 	masquerade := v1.DomainSpec{Devices: v1.Devices{Interfaces: []v1.Interface{{Name: "default", InterfaceBindingMethod: v1.InterfaceBindingMethod{Masquerade: &v1.InterfaceMasquerade{}}}}}}
 	tests := []struct {

@@ -207,7 +207,14 @@ func TestCloudInitRunsOncePerVM(t *testing.T) {
 	}}
 	f.CreateVM(vm)
 	first := f.WaitVMIPhase("persistent", v1.Running, 3*time.Minute)
-	f.WaitConsole(f.FollowConsole(f.LauncherPod(first)), cloudInitDone, debianBoot)
+	pod := f.LauncherPod(first)
+	// No image of the user's runs the launcher's tools, so the pod does not copy them.
+	for _, c := range pod.Spec.InitContainers {
+		if c.Name == "tools" {
+			t.Errorf("launcher pod %s has a tools init container, though its disk is a PVC", pod.Name)
+		}
+	}
+	f.WaitConsole(f.FollowConsole(pod), cloudInitDone, debianBoot)
 	const state = "cat /var/lib/cloud/data/instance-id /etc/ssh/ssh_host_ed25519_key.pub /var/tmp/runcmd-runs"
 	before := guestSSH(t, f, key, "persistent", state)
 	if want := "persistent." + f.Namespace + "\n"; !strings.HasPrefix(before, want) {
