@@ -140,11 +140,11 @@ var (
 )
 
 // initContainers prepare what the guest boots from its images: the virt-launcher binary first
-// (only when an image container runs it, see needsTools), then the kernelBoot files (copied), then one sidecar per containerDisk serving the image in
-// place (launcher/containerdisk), and the guest-console-log sidecar. Sidecars (restartPolicy
-// Always) start before compute and are stopped after it, and do not hold the pod Running
-// once compute exits. Each requests a little CPU and memory, so a namespace whose
-// ResourceQuota counts requests admits the pod.
+// (only when an image container runs it, see needsTools), then the kernelBoot files (copied),
+// then one sidecar per containerDisk serving the image in place (launcher/containerdisk), and
+// the guest-console-log sidecar. Sidecars (restartPolicy Always) start before compute and are
+// stopped after it, and do not hold the pod Running once compute exits. Each requests a little
+// CPU and memory, so a namespace whose ResourceQuota counts requests admits the pod.
 func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Container {
 	containers := helpers(vmi, cfg)
 	for i := range containers {
