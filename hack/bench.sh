@@ -2,7 +2,8 @@
 # make bench: the project's performance next to its floors, on the local cluster.
 #   (a) BENCH_VMS VMs created BENCH_INTERVAL apart on the real node, next to as many launcher
 #       pods booting the same guest with QEMU started by the pod itself (the floor); (b) a vmctl
-#       Deployment of BENCH_VMCTL replicas, next to a Deployment of those pods (test/bench/guests);
+#       Deployment of BENCH_VMCTL replicas (default BENCH_VMS), next to a Deployment of those pods
+#       (test/bench/guests);
 #   (c) BENCH_DISK_RUNS boots of a 24 MiB and a 2 GiB containerDisk (test/bench/disks);
 #   (d) BENCH_KWOK_VMS VMs on BENCH_KWOK_NODES kwok nodes next to a Deployment as large
 #       (test/bench/controller);
@@ -12,14 +13,16 @@
 #       libvirt's own migration time and downtime (test/bench/migration).
 # The cluster has two real nodes; the second is cordoned for (a) to (e), which measure one node.
 # The cluster runs with the API server's audit log (AUDIT=1), which counts every component's
-# writes. Results: _out/bench/bench.md and bench.json. BENCH_VMS=0, BENCH_DISK_RUNS=0, BENCH_KWOK_VMS=0,
-# BENCH_FORWARD_REQUESTS=0 or BENCH_MIGRATIONS=0 skips a part; BENCH_DOWN=1 takes the cluster down after.
+# writes. Results: _out/bench/bench.md and bench.json. BENCH_VMS=0, BENCH_VMCTL=0, BENCH_DISK_RUNS=0,
+# BENCH_KWOK_VMS=0, BENCH_FORWARD_REQUESTS=0 or BENCH_MIGRATIONS=0 skips a part; BENCH_DOWN=1 takes
+# the cluster down after.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export KUBECONFIG=$root/_cluster/kubeconfig
 out=_out/bench
 vms=${BENCH_VMS:-100}
+vmctl=${BENCH_VMCTL:-$vms}
 
 if hack/cluster/running.sh; then
   # A cluster that is up without the audit log cannot count writes, and restarting it would
@@ -40,9 +43,9 @@ mkdir -p "$out"
 mapfile -t others < <(kubectl get nodes -l 'type!=kwok' -o name | sort | tail -n +2)
 [ ${#others[@]} -eq 0 ] || kubectl cordon "${others[@]}"
 parts=()
-if [ "$vms" -gt 0 ]; then
+if [ "$vms" -gt 0 ] || [ "$vmctl" -gt 0 ]; then
   go run ./test/bench/guests --vms "$vms" --interval "${BENCH_INTERVAL:-100ms}" \
-    --vmctl-replicas "${BENCH_VMCTL:-$vms}" --guest-memory "${BENCH_GUEST_MEMORY:-80Mi}" --out "$out"
+    --vmctl-replicas "$vmctl" --guest-memory "${BENCH_GUEST_MEMORY:-80Mi}" --out "$out"
   parts+=(guests)
 fi
 disk_runs=${BENCH_DISK_RUNS:-3}

@@ -105,9 +105,10 @@ func (b *bench) fitToNode(ctx context.Context, r *report) error {
 			}
 		}
 	}
+	asked := b.o.vms + b.o.vmctlReplicas
 	limit("(a) VMs and their floor", &b.o.vms, launcher)
 	limit("(b) vmctl replicas and their floor", &b.o.vmctlReplicas, pair)
-	if b.o.vms == 0 {
+	if asked > 0 && b.o.vms+b.o.vmctlReplicas == 0 {
 		return fmt.Errorf("the node holds no launcher pod: %v", r.Capped)
 	}
 	return nil

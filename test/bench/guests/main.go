@@ -46,7 +46,7 @@ const userAgent = "vmctl-bench"
 
 func main() {
 	var o options
-	pflag.IntVar(&o.vms, "vms", 100, "VMs (and floor pods) to create on the real node")
+	pflag.IntVar(&o.vms, "vms", 100, "VMs (and floor pods) to create on the real node (0 skips that scenario)")
 	pflag.DurationVar(&o.interval, "interval", 100*time.Millisecond, "pause between two creations")
 	pflag.StringVar(&o.guestMemory, "guest-memory", "80Mi", "each guest's memory: the least the test guest boots with reliably")
 	pflag.IntVar(&o.vmctlReplicas, "vmctl-replicas", 100, "replicas of the vmctl Deployment (0 skips that scenario)")
@@ -91,14 +91,16 @@ func run(o options) error {
 		return err
 	}
 	o = b.o // the counts that fit
-	r.VMs = o.vms
-	klog.InfoS("floor of scenario a: launcher pods booting the guest with QEMU directly", "pods", o.vms)
-	if r.Floor, err = b.measure(ctx, floorNamespace, b.floorPods); err != nil {
-		return fmt.Errorf("floor: %w", err)
-	}
-	klog.InfoS("scenario a: VMs created one by one", "vms", o.vms)
-	if r.Direct, err = b.measure(ctx, "bench-vms", b.directVMs); err != nil {
-		return fmt.Errorf("VMs: %w", err)
+	r.VMs, r.VmctlReplicas = o.vms, o.vmctlReplicas
+	if o.vms > 0 {
+		klog.InfoS("floor of scenario a: launcher pods booting the guest with QEMU directly", "pods", o.vms)
+		if r.Floor, err = b.measure(ctx, floorNamespace, b.floorPods); err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		klog.InfoS("scenario a: VMs created one by one", "vms", o.vms)
+		if r.Direct, err = b.measure(ctx, "bench-vms", b.directVMs); err != nil {
+			return fmt.Errorf("VMs: %w", err)
+		}
 	}
 	if o.vmctlReplicas > 0 {
 		klog.InfoS("floor of scenario b: a Deployment of floor pods", "replicas", o.vmctlReplicas)

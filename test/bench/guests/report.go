@@ -8,12 +8,14 @@ import (
 )
 
 type report struct {
-	Date        string  `json:"date"`
-	VMs         int     `json:"vms"`
-	Interval    string  `json:"interval"`
-	GuestMemory string  `json:"guestMemory"`
-	Floor       *result `json:"floorPods"`
-	Direct      *result `json:"directVMs"`
+	Date string `json:"date"`
+	VMs  int    `json:"vms"`
+	// VmctlReplicas is scenario b's count; either scenario may be skipped (0).
+	VmctlReplicas int     `json:"vmctlReplicas"`
+	Interval      string  `json:"interval"`
+	GuestMemory   string  `json:"guestMemory"`
+	Floor         *result `json:"floorPods"`
+	Direct        *result `json:"directVMs"`
 	// FloorDeployment is the vmctl Deployment's floor: a Deployment of floor pods.
 	FloorDeployment *result `json:"floorDeployment,omitempty"`
 	Vmctl           *result `json:"vmctlDeployment,omitempty"`
@@ -35,16 +37,13 @@ type column struct {
 }
 
 func (r *report) columns() []column {
-	cols := []column{{"floor: launcher pods booting QEMU directly", r.Floor, r.Floor}, {"(a) VMs", r.Direct, r.Floor}}
-	if r.FloorDeployment != nil {
-		cols = append(cols, column{"floor: a Deployment of those pods", r.FloorDeployment, r.FloorDeployment})
+	var cols []column
+	if r.Direct != nil {
+		cols = append(cols, column{"floor: launcher pods booting QEMU directly", r.Floor, r.Floor}, column{"(a) VMs", r.Direct, r.Floor})
 	}
 	if r.Vmctl != nil {
-		floor := r.FloorDeployment
-		if floor == nil {
-			floor = r.Floor
-		}
-		cols = append(cols, column{"(b) vmctl Deployment", r.Vmctl, floor})
+		cols = append(cols, column{"floor: a Deployment of those pods", r.FloorDeployment, r.FloorDeployment},
+			column{"(b) vmctl Deployment", r.Vmctl, r.FloorDeployment})
 	}
 	return cols
 }
@@ -52,7 +51,8 @@ func (r *report) columns() []column {
 func (r *report) markdown() string {
 	var b strings.Builder
 	cols := r.columns()
-	fmt.Fprintf(&b, "make bench, %s: %d items %s apart on the real node, test guest with %s RAM\n\n", r.Date, r.VMs, r.Interval, r.GuestMemory)
+	fmt.Fprintf(&b, "make bench, %s: (a) %d VMs, (b) %d vmctl replicas, each item %s after the last on the real node, test guest with %s RAM\n\n",
+		r.Date, r.VMs, r.VmctlReplicas, r.Interval, r.GuestMemory)
 	for _, c := range r.Capped {
 		fmt.Fprintf(&b, "- %s\n", c)
 	}
