@@ -6,6 +6,7 @@ package domain
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -194,10 +195,25 @@ func (c *converter) os() *libvirtxml.DomainOS {
 		os.Initrd = c.hostFile(cp.Child("initrdPath"), c.env.InitrdPath, "initrd")
 	}
 	if c.text(p.Child("kernelArgs"), kb.KernelArgs) {
-		os.Cmdline = kb.KernelArgs
+		os.Cmdline = c.cmdline(kb.KernelArgs)
 	}
 	return os
 }
+
+// cmdline is the kernel command line: the spec's, and under emulation no_timer_check. At
+// boot a Linux kernel checks that its timer interrupt ticks a few times within some 60 ms
+// of wall time; a TCG guest on a busy node (several guests booting on two cores) misses
+// that window, falls back through slower timer routings and, when those miss too, panics
+// with "IO-APIC + timer doesn't work!". The option skips only that check, as cloud images
+// set it for virtual machines; a disk-booted guest's own bootloader decides for itself.
+func (c *converter) cmdline(args string) string {
+	if c.env.DomainType != TypeQEMU || slices.Contains(strings.Fields(args), noTimerCheck) {
+		return args
+	}
+	return strings.TrimSpace(args + " " + noTimerCheck)
+}
+
+const noTimerCheck = "no_timer_check"
 
 // hostFile checks a path the node resolved for the field at p.
 func (c *converter) hostFile(p *field.Path, path, what string) string {

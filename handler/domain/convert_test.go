@@ -172,3 +172,27 @@ func TestConvertEnvironmentAndNil(t *testing.T) {
 		t.Errorf("domain type xen: error %v", err)
 	}
 }
+
+// TestKernelCmdlineUnderEmulation: an emulated guest's kernel skips its boot-time timer
+// check, whatever the spec's arguments; a KVM guest gets exactly the spec's.
+func TestKernelCmdlineUnderEmulation(t *testing.T) {
+	for _, tc := range []struct {
+		domainType, args, want string
+	}{
+		{TypeKVM, "console=ttyS0", "console=ttyS0"},
+		{TypeKVM, "", ""},
+		{TypeQEMU, "console=ttyS0", "console=ttyS0 no_timer_check"},
+		{TypeQEMU, "", "no_timer_check"},
+		{TypeQEMU, "no_timer_check console=ttyS0", "no_timer_check console=ttyS0"},
+	} {
+		vmi := newVMI()
+		vmi.Spec.Domain.Firmware.KernelBoot.KernelArgs = tc.args
+		d, err := Convert(vmi, launcherEnv(tc.domainType, vmi))
+		if err != nil {
+			t.Fatalf("%s %q: %v", tc.domainType, tc.args, err)
+		}
+		if d.OS.Cmdline != tc.want {
+			t.Errorf("%s %q: cmdline %q, want %q", tc.domainType, tc.args, d.OS.Cmdline, tc.want)
+		}
+	}
+}
