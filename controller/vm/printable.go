@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/pkg/launcherpods"
 )
 
 // observed is what the VM controller knows when it summarises a VirtualMachine.
@@ -35,10 +36,12 @@ func printableStatus(o observed) v1.VirtualMachinePrintableStatus {
 		return v1.VirtualMachineStatusPaused
 	case exists && vmi.Status.Phase == v1.Running:
 		return v1.VirtualMachineStatusRunning
+	case exists && !final && waitsForClaim(vmi):
+		return v1.VirtualMachineStatusPvcNotFound
 	case exists && !final && podUnschedulable(o.pod):
 		return v1.VirtualMachineStatusUnschedulable
-	case exists && !final && imagePullReason(o.pod) != "":
-		return imagePullReason(o.pod)
+	case exists && !final && imagePullStatus(o.pod) != "":
+		return imagePullStatus(o.pod)
 	case o.starting || (exists && isStarting(vmi.Status.Phase)):
 		return v1.VirtualMachineStatusStarting
 	case o.backingOff:
@@ -72,6 +75,12 @@ func hasCondition(vmi *v1.VirtualMachineInstance, t v1.VirtualMachineInstanceCon
 	return false
 }
 
+// waitsForClaim: the instance gets no launcher pod until a claim it names exists.
+func waitsForClaim(vmi *v1.VirtualMachineInstance) bool {
+	c := vmi.Status.Condition(v1.VirtualMachineInstanceSynchronized)
+	return c != nil && c.Status == corev1.ConditionFalse && c.Reason == v1.VirtualMachineInstanceReasonPvcNotFound
+}
+
 func podUnschedulable(pod *corev1.Pod) bool {
 	if pod == nil {
 		return false
@@ -84,20 +93,10 @@ func podUnschedulable(pod *corev1.Pod) bool {
 	return false
 }
 
-// imagePullReason is ErrImagePull or ImagePullBackOff when a launcher container waits on its image.
-func imagePullReason(pod *corev1.Pod) v1.VirtualMachinePrintableStatus {
-	if pod == nil {
-		return ""
-	}
-	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
-		for _, cs := range statuses {
-			if w := cs.State.Waiting; w != nil {
-				switch w.Reason {
-				case string(v1.VirtualMachineStatusErrImagePull), string(v1.VirtualMachineStatusImagePullBackOff):
-					return v1.VirtualMachinePrintableStatus(w.Reason)
-				}
-			}
-		}
+// imagePullStatus is ErrImagePull or ImagePullBackOff while a launcher container waits on its image.
+func imagePullStatus(pod *corev1.Pod) v1.VirtualMachinePrintableStatus {
+	if cs := launcherpods.WaitingOnImage(pod); cs != nil {
+		return v1.VirtualMachinePrintableStatus(cs.State.Waiting.Reason)
 	}
 	return ""
 }

@@ -31,6 +31,9 @@ func TestPrintableStatus(t *testing.T) {
 	migrating, migrated := instance(v1.Running), instance(v1.Running)
 	migrating.Status.MigrationState = &v1.VirtualMachineInstanceMigrationState{StartTimestamp: &metav1.Time{}}
 	migrated.Status.MigrationState = &v1.VirtualMachineInstanceMigrationState{StartTimestamp: &metav1.Time{}, EndTimestamp: &metav1.Time{}, Completed: true}
+	waitingForClaim := instance(v1.Pending)
+	waitingForClaim.Status.Conditions = []v1.VirtualMachineInstanceCondition{{
+		Type: v1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse, Reason: v1.VirtualMachineInstanceReasonPvcNotFound}}
 	unschedulable := &corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{
 		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}}
 	waiting := func(reason string) *corev1.Pod {
@@ -50,6 +53,7 @@ func TestPrintableStatus(t *testing.T) {
 		{"memory being copied to another node", observed{vm: vm(), vmi: migrating}, v1.VirtualMachineStatusMigrating},
 		{"migrated", observed{vm: vm(), vmi: migrated}, v1.VirtualMachineStatusRunning},
 		{"running", observed{vm: vm(), vmi: vmi(v1.Running)}, v1.VirtualMachineStatusRunning},
+		{"instance waiting for its claim", observed{vm: vm(), vmi: waitingForClaim}, v1.VirtualMachineStatusPvcNotFound},
 		{"unschedulable pod", observed{vm: vm(), vmi: vmi(v1.Scheduling), pod: unschedulable}, v1.VirtualMachineStatusUnschedulable},
 		{"image pull error", observed{vm: vm(), vmi: vmi(v1.Scheduled), pod: waiting("ErrImagePull")}, v1.VirtualMachineStatusErrImagePull},
 		{"image pull backoff", observed{vm: vm(), vmi: vmi(v1.Scheduled), pod: waiting("ImagePullBackOff")}, v1.VirtualMachineStatusImagePullBackOff},

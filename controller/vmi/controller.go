@@ -28,8 +28,11 @@ type Controller struct {
 	kube      kubernetes.Interface
 	virt      versioned.Interface
 	vmiLister listers.VirtualMachineInstanceLister
-	launchers launcherpods.Pods
-	// pvcs say whether the instance's claims are shared (ReadWriteMany): LiveMigratable.
+	// vmiIndexer finds the instances that name a claim (claimIndex).
+	vmiIndexer cache.Indexer
+	launchers  launcherpods.Pods
+	// pvcs say whether the instance's claims exist, and whether they are shared
+	// (ReadWriteMany): LiveMigratable.
 	pvcs   corelisters.PersistentVolumeClaimLister
 	synced []cache.InformerSynced
 
@@ -52,10 +55,14 @@ func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.Vir
 	if err != nil {
 		return nil, err
 	}
+	if err := indexClaims(vmis.Informer()); err != nil {
+		return nil, err
+	}
 	c := &Controller{
 		kube:         kube,
 		virt:         virt,
 		vmiLister:    vmis.Lister(),
+		vmiIndexer:   vmis.Informer().GetIndexer(),
 		launchers:    launchers,
 		pvcs:         pvcs.Lister(),
 		synced:       append([]cache.InformerSynced{vmis.Informer().HasSynced, pods.Informer().HasSynced, pvcs.Informer().HasSynced}, quotas.Synced...),
@@ -68,6 +75,9 @@ func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.Vir
 		clock:        clock.RealClock{},
 	}
 	if _, err := vmis.Informer().AddEventHandler(workloop.EnqueueHandler(c.queue)); err != nil {
+		return nil, err
+	}
+	if _, err := pvcs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueClaimants}); err != nil {
 		return nil, err
 	}
 	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{

@@ -32,6 +32,7 @@ type fixture struct {
 	c    *Controller
 	pods cache.Indexer
 	vmis cache.Indexer
+	pvcs cache.Indexer
 }
 
 func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Pod) *fixture {
@@ -53,6 +54,7 @@ func newFixture(t *testing.T, vmi *v1.VirtualMachineInstance, pods ...*corev1.Po
 	}
 	f.c, f.pods = c, kubeInformers.Core().V1().Pods().Informer().GetIndexer()
 	f.vmis = virtInformers.Kubevirt().V1().VirtualMachineInstances().Informer().GetIndexer()
+	f.pvcs = kubeInformers.Core().V1().PersistentVolumeClaims().Informer().GetIndexer()
 	return f
 }
 

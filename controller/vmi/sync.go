@@ -61,13 +61,20 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 
 	podExpected := !c.expectations.Satisfied(key)
 	var syncErr error
+	missingClaim := ""
 	if len(pods) == 0 && !podExpected && (vmi.Status.Phase == v1.VmPhaseUnset || vmi.Status.Phase == v1.Pending) {
-		syncErr = c.createPod(ctx, key, vmi)
+		if missingClaim, err = c.missingClaim(vmi); err != nil {
+			return err
+		}
+		if missingClaim == "" {
+			syncErr = c.createPod(ctx, key, vmi)
+		}
 		if controller.NamespaceTerminating(syncErr) {
 			return nil // the instance goes with its namespace
 		}
-		podExpected = syncErr == nil
+		podExpected = syncErr == nil && missingClaim == ""
 	}
+	c.setClaimConditions(vmi, missingClaim)
 	var pod *corev1.Pod
 	if len(pods) > 0 {
 		pod = pods[0]
@@ -228,6 +235,9 @@ func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualM
 		if pc.Type == corev1.PodScheduled {
 			setPodScheduled(s, pc, now)
 		}
+	}
+	if !phase.IsFinal() {
+		setImagePullCondition(s, pod, now)
 	}
 	if reason == ReasonPodFailed {
 		setLauncherFailure(s, pod, now)

@@ -315,6 +315,10 @@ const (
 	VirtualMachineInstanceReasonInterfaceNotMigratable = "InterfaceNotLiveMigratable"
 )
 
+// VirtualMachineInstanceReasonPvcNotFound is the reason of a Synchronized condition that is
+// False while a claim the instance names does not exist: its launcher pod waits for it.
+const VirtualMachineInstanceReasonPvcNotFound = "FailedPvcNotFound"
+
 // VirtualMachineInstanceCondition is one observed condition of an instance.
 type VirtualMachineInstanceCondition struct {
 	Type   VirtualMachineInstanceConditionType `json:"type"`

@@ -1,0 +1,102 @@
+package vmi
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// As in KubeVirt, an instance whose volumes name a claim that does not exist gets no launcher
+// pod: the pod could not be scheduled anyway. The instance stays Pending and says which claim
+// it waits for; the claim's creation (by the user, a StatefulSet, CDI) starts it.
+
+// claimIndex indexes instances by the claims their volumes name, "<namespace>/<claim>".
+const claimIndex = "vmi.claims"
+
+// indexClaims adds claimIndex to the instances' informer, once.
+func indexClaims(informer cache.SharedIndexInformer) error {
+	if _, ok := informer.GetIndexer().GetIndexers()[claimIndex]; ok {
+		return nil
+	}
+	return informer.AddIndexers(cache.Indexers{claimIndex: func(obj any) ([]string, error) {
+		vmi, ok := obj.(*v1.VirtualMachineInstance)
+		if !ok {
+			return nil, nil
+		}
+		var keys []string
+		for i := range vmi.Spec.Volumes {
+			if pvc, ok := vmi.Spec.Volumes[i].Claim(); ok {
+				keys = append(keys, vmi.Namespace+"/"+pvc.ClaimName)
+			}
+		}
+		return keys, nil
+	}})
+}
+
+// enqueueClaimants queues the instances that name a claim just created.
+func (c *Controller) enqueueClaimants(obj any) {
+	pvc, ok := obj.(*corev1.PersistentVolumeClaim)
+	if !ok {
+		return
+	}
+	claimants, err := c.vmiIndexer.ByIndex(claimIndex, pvc.Namespace+"/"+pvc.Name)
+	if err != nil {
+		return
+	}
+	for _, vmi := range claimants {
+		if key, err := cache.MetaNamespaceKeyFunc(vmi); err == nil {
+			c.queue.Add(key)
+		}
+	}
+}
+
+// missingClaim is the first claim the instance's volumes name that does not exist, "" when
+// they all do.
+func (c *Controller) missingClaim(vmi *v1.VirtualMachineInstance) (string, error) {
+	for i := range vmi.Spec.Volumes {
+		pvc, ok := vmi.Spec.Volumes[i].Claim()
+		if !ok {
+			continue
+		}
+		_, err := c.pvcs.PersistentVolumeClaims(vmi.Namespace).Get(pvc.ClaimName)
+		if apierrors.IsNotFound(err) {
+			return pvc.ClaimName, nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+// setClaimConditions says on the instance which claim it waits for (KubeVirt's Synchronized
+// and PodScheduled conditions and event), or clears them once it waits for none. The event is
+// recorded when the missing claim changes, not on every sync.
+func (c *Controller) setClaimConditions(vmi *v1.VirtualMachineInstance, missing string) {
+	s := &vmi.Status
+	waiting := s.Condition(v1.VirtualMachineInstanceSynchronized)
+	if waiting != nil && waiting.Reason != v1.VirtualMachineInstanceReasonPvcNotFound {
+		waiting = nil
+	}
+	if missing == "" {
+		if waiting != nil {
+			s.RemoveCondition(v1.VirtualMachineInstanceSynchronized, v1.VirtualMachineInstanceReasonPvcNotFound)
+			s.RemoveCondition(v1.VirtualMachineInstancePodScheduled, corev1.PodReasonUnschedulable)
+		}
+		return
+	}
+	message := fmt.Sprintf("PVC %s/%s does not exist, waiting for it to appear", vmi.Namespace, missing)
+	if waiting == nil || waiting.Message != message {
+		c.recorder.Event(vmi, corev1.EventTypeNormal, v1.VirtualMachineInstanceReasonPvcNotFound, message)
+	}
+	now := metav1.NewTime(c.clock.Now())
+	s.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse,
+		Reason: v1.VirtualMachineInstanceReasonPvcNotFound, Message: message}, now)
+	s.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstancePodScheduled, Status: corev1.ConditionFalse,
+		Reason: corev1.PodReasonUnschedulable, Message: message}, now)
+}

@@ -1,0 +1,65 @@
+package vmi
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+)
+
+// An instance whose claim does not exist gets no launcher pod: it stays Pending, says which
+// claim it waits for (once, not on every sync), and starts when the claim is created.
+func TestAnInstanceWaitsForItsClaim(t *testing.T) {
+	vmi := newInstance()
+	vmi.Spec.Volumes = []v1.Volume{{Name: "data", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "late"}}}}
+	f := newFixture(t, vmi)
+	events := f.c.recorder.(*record.FakeRecorder).Events
+	const want = "PVC ns/late does not exist, waiting for it to appear"
+
+	if got := f.sync(); got != "update virtualmachineinstances/status" {
+		t.Fatalf("actions: %q, want only the status write", got)
+	}
+	waiting := f.stored()
+	if waiting.Status.Phase != v1.Pending {
+		t.Errorf("phase %s, want Pending", waiting.Status.Phase)
+	}
+	for _, ct := range []v1.VirtualMachineInstanceConditionType{v1.VirtualMachineInstanceSynchronized, v1.VirtualMachineInstancePodScheduled} {
+		if c := waiting.Status.Condition(ct); c == nil || c.Status != corev1.ConditionFalse || c.Message != want {
+			t.Errorf("condition %s: %+v, want False saying %q", ct, c, want)
+		}
+	}
+	if got := <-events; got != "Normal FailedPvcNotFound "+want {
+		t.Errorf("event %q", got)
+	}
+
+	_ = f.vmis.Update(waiting)
+	if got := f.sync(); got != "" {
+		t.Errorf("a second sync wrote %q; want nothing", got)
+	}
+	if len(events) > 0 {
+		t.Errorf("a second sync recorded %q", <-events)
+	}
+
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "late"}}
+	_ = f.pvcs.Add(pvc)
+	f.c.enqueueClaimants(pvc)
+	if key, _ := f.c.queue.Get(); key != "ns/web" {
+		t.Fatalf("the claim's creation queued %q, want ns/web", key)
+	}
+	if got := f.sync(); got != "create pods" {
+		t.Fatalf("actions once the claim exists: %q, want the pod created", got)
+	}
+	pod := launcher(vmi, corev1.PodPending, "node-a")
+	pod.Name, pod.UID = launcherPodName(vmi), "pod-uid"
+	_ = f.pods.Add(pod)
+	f.c.expectations.CreationObserved("ns/web")
+	if got := f.sync(); got != "update virtualmachineinstances/status" {
+		t.Fatalf("actions once the pod is bound: %q", got)
+	}
+	if s := f.stored().Status; s.Phase != v1.Scheduled || len(s.Conditions) != 1 || s.Conditions[0].Type != v1.VirtualMachineInstanceIsMigratable {
+		t.Errorf("status once the pod is bound: %s %+v, want Scheduled with only LiveMigratable", s.Phase, s.Conditions)
+	}
+}
