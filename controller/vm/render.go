@@ -54,6 +54,7 @@ func instanceTemplate(vm *v1.VirtualMachine, it *itv1beta1.VirtualMachineInstanc
 func renderInstance(vm *v1.VirtualMachine, tmpl *v1.VirtualMachineInstanceTemplateSpec, pref *itv1beta1.VirtualMachinePreferenceSpec) *v1.VirtualMachineInstance {
 	vmi := controller.NewInstance(tmpl, vm.Namespace, ownerRef(vm))
 	vmi.Name = vm.Name
+	markOrigin(vmi, vm)
 	if !usesInstancetypes(vm) {
 		return vmi
 	}

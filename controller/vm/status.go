@@ -41,6 +41,7 @@ func (c *Controller) updateStatusFields(vm *v1.VirtualMachine, o observed, strat
 	} else {
 		removeCondition(s, v1.VirtualMachinePaused)
 	}
+	setRestartRequired(s, vm, vmi, now)
 	if syncErr != nil {
 		setCondition(s, v1.VirtualMachineCondition{Type: v1.VirtualMachineFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: syncErr.Error()}, now)
 	} else {

@@ -3,9 +3,13 @@
 package e2e
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/test/e2e/framework"
@@ -50,4 +54,33 @@ func isSubsequence(want, got []v1.VirtualMachinePrintableStatus) bool {
 		}
 	}
 	return i == len(want)
+}
+
+// TestEditingARunningVMAsksForARestart: as in KubeVirt, an edit of a running VM's template
+// waits for the next start, and the VM says so with its RestartRequired condition until
+// virtctl restart runs the edited template.
+func TestEditingARunningVMAsksForARestart(t *testing.T) {
+	f := framework.New(t)
+	f.CreateVM(framework.TestGuestVM("edited", v1.RunStrategyAlways))
+	first := f.WaitVMIPhase("edited", v1.Running, bootTimeout)
+
+	f.Kubectl("patch", "vm", "edited", "--type", "merge", "-p", `{"spec":{"template":{"spec":{"domain":{"resources":{"requests":{"memory":"160Mi"}}}}}}}`)
+	f.Kubectl("wait", "vm", "edited", "--for", "condition=RestartRequired", "--timeout", "60s")
+	if out := f.Kubectl("get", "vmi", "edited", "-o", "jsonpath={.metadata.uid} {.spec.domain.resources.requests.memory}"); out != string(first.UID)+" 128Mi" {
+		t.Errorf("instance after the edit: %q, want the same instance with 128Mi", out)
+	}
+
+	if out, err := f.Virtctl("restart", "edited"); err != nil {
+		t.Fatalf("virtctl restart: %v\n%s", err, out)
+	}
+	second := f.WaitNewRunningVMI("edited", first.UID, bootTimeout)
+	if got := second.Spec.Domain.Resources.Requests.Memory().String(); got != "160Mi" {
+		t.Errorf("restarted instance requests %s, want the edited 160Mi", got)
+	}
+	f.Eventually(time.Minute, "the restart to clear RestartRequired", func(ctx context.Context) (bool, error) {
+		vm, err := f.Virt.KubevirtV1().VirtualMachines(f.Namespace).Get(ctx, "edited", metav1.GetOptions{})
+		return err == nil && !slices.ContainsFunc(vm.Status.Conditions, func(c v1.VirtualMachineCondition) bool {
+			return c.Type == v1.VirtualMachineRestartRequired
+		}), err
+	})
 }

@@ -138,6 +138,9 @@ const (
 	VirtualMachineFailure VirtualMachineConditionType = "Failure"
 	// VirtualMachinePaused mirrors the instance's Paused condition.
 	VirtualMachinePaused VirtualMachineConditionType = "Paused"
+	// VirtualMachineRestartRequired is True while the instance runs a template spec the VM
+	// no longer has: the change takes effect when the VM restarts.
+	VirtualMachineRestartRequired VirtualMachineConditionType = "RestartRequired"
 )
 
 // VirtualMachineCondition is one observed condition of a VirtualMachine.
