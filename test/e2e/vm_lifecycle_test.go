@@ -34,6 +34,10 @@ func TestKubectlGetVMFollowsAStartStopCycle(t *testing.T) {
 	if out := f.Kubectl("get", "vm", "cycle"); !strings.Contains(out, "Running") || !strings.Contains(out, "True") {
 		t.Errorf("kubectl get vm:\n%s\nwant STATUS Running and READY True", out)
 	}
+	// KubeVirt's wide columns for instances.
+	if out := f.Kubectl("get", "vmi", "cycle", "-o", "wide"); !strings.Contains(out, "LIVE-MIGRATABLE") || !strings.Contains(out, "PAUSED") {
+		t.Errorf("kubectl get vmi -o wide:\n%s\nwant LIVE-MIGRATABLE and PAUSED columns", out)
+	}
 
 	f.SetRunStrategy("cycle", v1.RunStrategyHalted)
 	f.WaitVMStatus("cycle", v1.VirtualMachineStatusStopped, 2*time.Minute)
