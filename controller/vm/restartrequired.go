@@ -27,6 +27,9 @@ const (
 // templateHash is a hash of the VM's template spec. encoding/json writes struct fields in
 // order and map keys sorted, so equal specs hash alike.
 func templateHash(vm *v1.VirtualMachine) string {
+	if vm.Spec.Template == nil { // the CRD requires one
+		return ""
+	}
 	data, err := json.Marshal(&vm.Spec.Template.Spec)
 	if err != nil {
 		return ""
