@@ -10,9 +10,10 @@ import (
 
 // setImagePullCondition mirrors a launcher container that waits on its image as the
 // instance's Synchronized condition, as KubeVirt does (an instance has no other way to say its
-// image cannot be had), and drops it once no container waits so.
-func setImagePullCondition(s *v1.VirtualMachineInstanceStatus, pod *corev1.Pod, now metav1.Time) {
-	if cs := launcherpods.WaitingOnImage(pod); cs != nil {
+// image cannot be had), and drops it once no container waits so. Only before Running: from
+// then on virt-handler owns the condition, and two writers would take turns rewriting it.
+func setImagePullCondition(s *v1.VirtualMachineInstanceStatus, pod *corev1.Pod, phase v1.VirtualMachineInstancePhase, now metav1.Time) {
+	if cs := launcherpods.WaitingOnImage(pod); cs != nil && (phase == v1.Scheduling || phase == v1.Scheduled) {
 		s.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse,
 			Reason: cs.State.Waiting.Reason, Message: cs.Name + ": " + cs.State.Waiting.Message}, now)
 		return

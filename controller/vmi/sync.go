@@ -237,7 +237,7 @@ func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualM
 		}
 	}
 	if !phase.IsFinal() {
-		setImagePullCondition(s, pod, now)
+		setImagePullCondition(s, pod, phase, now)
 	}
 	if reason == ReasonPodFailed {
 		setLauncherFailure(s, pod, now)
