@@ -12,21 +12,12 @@ import (
 // migrateCommand is PUT migrate on the VM: virt-api creates a VirtualMachineInstanceMigration
 // of its instance (202), or answers 409 with why the instance cannot migrate now.
 func migrateCommand(cl *clientLoader) *cobra.Command {
-	var dryRun bool
 	var nodeSelector map[string]string
-	cmd := stateCommand(cl, "migrate", "Live-migrate a virtual machine to another node", func(*cobra.Command) (any, error) {
-		opts := struct {
-			DryRun            []string          `json:"dryRun,omitempty"`
-			AddedNodeSelector map[string]string `json:"addedNodeSelector,omitempty"`
-		}{AddedNodeSelector: nodeSelector}
-		if dryRun {
-			opts.DryRun = []string{metav1.DryRunAll}
-		}
-		return opts, nil
+	cmd := stateCommand(cl, "migrate", "Live-migrate a virtual machine to another node", func(*cobra.Command) (stateOptions, error) {
+		return stateOptions{AddedNodeSelector: nodeSelector}, nil
 	})
 	cmd.Long = `Live-migrate the instance of a running VM to another node: the guest keeps running (no
 reboot). Follow it with: kubectl get vmim -l ` + v1.MigrationSelectorLabel + `=VM`
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "check the request without migrating")
 	cmd.Flags().StringToStringVar(&nodeSelector, "addedNodeSelector", nil, "labels the target node must have, on top of the VM's own scheduling constraints (key=value,...)")
 	return cmd
 }

@@ -5,12 +5,26 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// stateCommand is start, stop or restart: PUT on the VM's subresource. virt-api answers 202
+// stateOptions is the body of PUT start, stop, restart and migrate, with KubeVirt's field
+// names: start takes paused, stop gracePeriod, restart gracePeriodSeconds, migrate
+// addedNodeSelector; all take dryRun.
+type stateOptions struct {
+	Paused             bool              `json:"paused,omitempty"`
+	GracePeriod        *int64            `json:"gracePeriod,omitempty"`
+	GracePeriodSeconds *int64            `json:"gracePeriodSeconds,omitempty"`
+	DryRun             []string          `json:"dryRun,omitempty"`
+	AddedNodeSelector  map[string]string `json:"addedNodeSelector,omitempty"`
+}
+
+// stateCommand is start, stop, restart or migrate: PUT on the VM's subresource. virt-api answers 202
 // when the request is taken (the controller then acts) and 409 with the reason when the run
-// strategy or a pending request forbids it; the error names both.
-func stateCommand(cl *clientLoader, verb, short string, opts func(cmd *cobra.Command) (any, error)) *cobra.Command {
+// strategy or a pending request forbids it; the error names both. --dry-run has virt-api
+// check the request, its writes included, and change nothing.
+func stateCommand(cl *clientLoader, verb, short string, opts func(cmd *cobra.Command) (stateOptions, error)) *cobra.Command {
+	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   verb + " VM",
 		Short: short,
@@ -19,6 +33,12 @@ func stateCommand(cl *clientLoader, verb, short string, opts func(cmd *cobra.Com
 			body, err := opts(cmd)
 			if err != nil {
 				return err
+			}
+			if dryRun {
+				body.DryRun = []string{metav1.DryRunAll}
+				if _, err := fmt.Fprintln(cmd.OutOrStdout(), "Dry Run execution"); err != nil {
+					return err
+				}
 			}
 			c, err := cl.clients()
 			if err != nil {
@@ -37,11 +57,17 @@ func stateCommand(cl *clientLoader, verb, short string, opts func(cmd *cobra.Com
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "check the request with virt-api without carrying it out")
 	return cmd
 }
 
 func startCommand(cl *clientLoader) *cobra.Command {
-	return stateCommand(cl, "start", "Start a virtual machine", func(*cobra.Command) (any, error) { return struct{}{}, nil })
+	var paused *bool
+	cmd := stateCommand(cl, "start", "Start a virtual machine", func(*cobra.Command) (stateOptions, error) {
+		return stateOptions{Paused: *paused}, nil
+	})
+	paused = cmd.Flags().Bool("paused", false, "start the guest paused (the VM shows Paused); virtctl unpause vm lets it run")
+	return cmd
 }
 
 // forceFlags are stop's and restart's --force and --grace-period: a grace period shortens the
@@ -71,11 +97,9 @@ func graceOption(cmd *cobra.Command, force bool, grace int64) (*int64, error) {
 func stopCommand(cl *clientLoader) *cobra.Command {
 	var force *bool
 	var grace *int64
-	cmd := stateCommand(cl, "stop", "Stop a virtual machine", func(cmd *cobra.Command) (any, error) {
+	cmd := stateCommand(cl, "stop", "Stop a virtual machine", func(cmd *cobra.Command) (stateOptions, error) {
 		g, err := graceOption(cmd, *force, *grace)
-		return struct {
-			GracePeriod *int64 `json:"gracePeriod,omitempty"`
-		}{g}, err
+		return stateOptions{GracePeriod: g}, err
 	})
 	force, grace = forceFlags(cmd)
 	return cmd
@@ -84,11 +108,9 @@ func stopCommand(cl *clientLoader) *cobra.Command {
 func restartCommand(cl *clientLoader) *cobra.Command {
 	var force *bool
 	var grace *int64
-	cmd := stateCommand(cl, "restart", "Restart a virtual machine", func(cmd *cobra.Command) (any, error) {
+	cmd := stateCommand(cl, "restart", "Restart a virtual machine", func(cmd *cobra.Command) (stateOptions, error) {
 		g, err := graceOption(cmd, *force, *grace)
-		return struct {
-			GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
-		}{g}, err
+		return stateOptions{GracePeriodSeconds: g}, err
 	})
 	force, grace = forceFlags(cmd)
 	return cmd

@@ -12,6 +12,10 @@ type plan struct {
 	createVMI bool
 	// deleteVMI: the current instance should go (stop, restart, or a final instance to clear).
 	deleteVMI bool
+	// startPaused: the instance to create starts paused (a Start request asked for it).
+	startPaused bool
+	// runStrategy, when set, is the VM's new run strategy, written before anything else.
+	runStrategy v1.VirtualMachineRunStrategy
 	// requests is the state change request queue after this sync.
 	requests []v1.VirtualMachineStateChangeRequest
 	// backoff > 0: a start is due but the crash-loop backoff holds it this long.
@@ -23,8 +27,17 @@ type plan struct {
 // exists, terminating or not: that is the fencing guarantee.
 func decide(vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance, strategy v1.VirtualMachineRunStrategy, now time.Time) plan {
 	if strategy == v1.RunStrategyHalted {
+		deleteVMI := vmi != nil && vmi.DeletionTimestamp == nil
+		if reqs := vm.Status.StateChangeRequests; len(reqs) > 0 && reqs[0].StartsPaused() {
+			// virtctl start --paused of a halted VM, as in KubeVirt: the controller makes it
+			// Always, and the next sync starts it from the request, paused.
+			if vmi == nil {
+				return plan{runStrategy: v1.RunStrategyAlways, requests: reqs}
+			}
+			return plan{deleteVMI: deleteVMI, requests: reqs} // the old instance goes first
+		}
 		// A halted VM has nothing to start or stop: stale requests would fight the strategy.
-		return plan{deleteVMI: vmi != nil && vmi.DeletionTimestamp == nil}
+		return plan{deleteVMI: deleteVMI}
 	}
 	p, pending, stoppedByRequest := applyRequests(vm.Status.StateChangeRequests, vmi)
 	if pending {
@@ -76,7 +89,7 @@ func applyRequests(reqs []v1.VirtualMachineStateChangeRequest, vmi *v1.VirtualMa
 		case v1.StartRequest:
 			switch {
 			case vmi == nil:
-				p.createVMI = true
+				p.createVMI, p.startPaused = true, r.StartsPaused()
 				p.requests = reqs[1:]
 				return p, true, false
 			case vmi.Status.Phase.IsFinal():

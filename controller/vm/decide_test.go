@@ -149,3 +149,32 @@ func TestCrashLoopBackoffHoldsAutomaticStarts(t *testing.T) {
 		t.Error("an explicit start request must not wait for the backoff")
 	}
 }
+
+// TestPausedStart: virtctl start --paused is a Start request asking for a paused instance. A
+// halted VM is first made Always (the request kept); the start then consumes the request.
+func TestPausedStart(t *testing.T) {
+	paused := v1.VirtualMachineStateChangeRequest{Action: v1.StartRequest, Data: map[string]string{v1.StartRequestDataPausedKey: "true"}}
+	stopping := instance(v1.Running)
+	stopping.DeletionTimestamp = ptr.To(metav1.Now())
+	tests := []struct {
+		name     string
+		strategy v1.VirtualMachineRunStrategy
+		vmi      *v1.VirtualMachineInstance
+		want     plan
+	}{
+		{"halted: made Always first", v1.RunStrategyHalted, nil, plan{runStrategy: v1.RunStrategyAlways, requests: []v1.VirtualMachineStateChangeRequest{paused}}},
+		{"halted, old instance still stopping: wait", v1.RunStrategyHalted, stopping, plan{requests: []v1.VirtualMachineStateChangeRequest{paused}}},
+		{"Always: started paused", v1.RunStrategyAlways, nil, plan{createVMI: true, startPaused: true}},
+		{"Manual: started paused", v1.RunStrategyManual, nil, plan{createVMI: true, startPaused: true}},
+		{"already running: dropped", v1.RunStrategyManual, instance(v1.Running), plan{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vm := &v1.VirtualMachine{Status: v1.VirtualMachineStatus{StateChangeRequests: []v1.VirtualMachineStateChangeRequest{paused}}}
+			got := decide(vm, tt.vmi, tt.strategy, time.Now())
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(plan{}), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("plan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -98,11 +98,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 
 // act carries out a plan: delete the current instance, or create a new one and return it.
 func (c *Controller) act(ctx context.Context, key string, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance, p plan, pinErr error) (*v1.VirtualMachineInstance, error) {
+	if p.runStrategy != "" {
+		return nil, c.updateSpec(ctx, vm, func(spec *v1.VirtualMachineSpec) { spec.SetRunStrategy(p.runStrategy) })
+	}
 	if p.deleteVMI {
 		return nil, c.deleteInstance(ctx, key, vm, vmi)
 	}
 	if p.createVMI {
-		return c.createInstance(ctx, key, vm, pinErr)
+		return c.createInstance(ctx, key, vm, pinErr, p.startPaused)
 	}
 	return nil, nil
 }
@@ -121,8 +124,9 @@ func (c *Controller) deleteInstance(ctx context.Context, key string, vm *v1.Virt
 }
 
 // createInstance creates the VM's instance from its template, with its instance type and
-// preference expanded from the copies pinned in its status (pinErr: why they could not be).
-func (c *Controller) createInstance(ctx context.Context, key string, vm *v1.VirtualMachine, pinErr error) (*v1.VirtualMachineInstance, error) {
+// preference expanded from the copies pinned in its status (pinErr: why they could not be),
+// paused when a start request asked for it.
+func (c *Controller) createInstance(ctx context.Context, key string, vm *v1.VirtualMachine, pinErr error, paused bool) (*v1.VirtualMachineInstance, error) {
 	err := pinErr
 	var it *itv1beta1.VirtualMachineInstancetypeSpec
 	var pref *itv1beta1.VirtualMachinePreferenceSpec
@@ -153,6 +157,9 @@ func (c *Controller) createInstance(ctx context.Context, key string, vm *v1.Virt
 		return nil, err
 	}
 	vmi := renderInstance(vm, tmpl, pref)
+	if paused {
+		vmi.Spec.StartStrategy = ptr.To(v1.StartStrategyPaused)
+	}
 	c.expectations.ExpectCreations(key, 1)
 	created, err := c.virt.KubevirtV1().VirtualMachineInstances(vm.Namespace).Create(ctx, vmi, metav1.CreateOptions{})
 	if err != nil {
@@ -174,16 +181,28 @@ func (c *Controller) ensureFirmwareUUID(ctx context.Context, vm *v1.VirtualMachi
 	if domain.Firmware != nil && domain.Firmware.UUID != "" {
 		return nil
 	}
-	if domain.Firmware == nil {
-		domain.Firmware = &v1.Firmware{}
-	}
-	domain.Firmware.UUID = newUUID()
-	status := vm.Status
-	updated, err := c.virt.KubevirtV1().VirtualMachines(vm.Namespace).Update(ctx, vm, metav1.UpdateOptions{})
+	err := c.updateSpec(ctx, vm, func(spec *v1.VirtualMachineSpec) {
+		domain := &spec.Template.Spec.Domain
+		if domain.Firmware == nil {
+			domain.Firmware = &v1.Firmware{}
+		}
+		domain.Firmware.UUID = newUUID()
+	})
 	if err != nil {
 		return fmt.Errorf("persisting the firmware UUID: %w", err)
 	}
-	// Carry on with the stored object (new resourceVersion) and the status computed so far.
+	return nil
+}
+
+// updateSpec writes a change to the VM's spec and carries on with the stored object (new
+// resourceVersion) and the status computed so far.
+func (c *Controller) updateSpec(ctx context.Context, vm *v1.VirtualMachine, change func(*v1.VirtualMachineSpec)) error {
+	status := vm.Status
+	change(&vm.Spec)
+	updated, err := c.virt.KubevirtV1().VirtualMachines(vm.Namespace).Update(ctx, vm, metav1.UpdateOptions{})
+	if err != nil {
+		return err
+	}
 	updated.Status = status
 	*vm = *updated
 	return nil

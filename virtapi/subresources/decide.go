@@ -35,7 +35,8 @@ type Decision struct {
 // Decide applies KubeVirt's rules (../shared/notes/api-behaviour.md) to a request on vm,
 // whose instance (same name) is vmi, nil when none exists. It never looks at the clock or
 // the API: everything it needs is in its arguments, so it is table-tested.
-func Decide(verb Verb, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance) Decision {
+// paused (start only) asks for the instance to start paused.
+func Decide(verb Verb, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance, paused bool) Decision {
 	strategy, err := vm.Spec.EffectiveRunStrategy()
 	if err != nil {
 		return conflict("%v", err)
@@ -50,7 +51,7 @@ func Decide(verb Verb, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance) De
 	running := vmi != nil && vmi.DeletionTimestamp == nil && !vmi.Status.Phase.IsFinal()
 	switch verb {
 	case Start:
-		return decideStart(vm.Name, strategy, vmi, running)
+		return decideStart(vm.Name, strategy, vmi, running, paused)
 	case Stop:
 		return decideStop(vm.Name, strategy, vmi, running)
 	case Restart:
@@ -59,11 +60,19 @@ func Decide(verb Verb, vm *v1.VirtualMachine, vmi *v1.VirtualMachineInstance) De
 	return conflict("unknown subresource %q", verb)
 }
 
-func decideStart(name string, strategy v1.VirtualMachineRunStrategy, vmi *v1.VirtualMachineInstance, running bool) Decision {
-	switch strategy {
-	case v1.RunStrategyHalted:
+func decideStart(name string, strategy v1.VirtualMachineRunStrategy, vmi *v1.VirtualMachineInstance, running, paused bool) Decision {
+	start := v1.VirtualMachineStateChangeRequest{Action: v1.StartRequest}
+	if paused {
+		start.Data = map[string]string{v1.StartRequestDataPausedKey: "true"}
+	}
+	switch {
+	case strategy == v1.RunStrategyHalted && paused:
+		// As in KubeVirt: the request carries the pause, and the controller sets the run
+		// strategy to Always as it starts the instance; one write, nothing to lose between two.
+		return Decision{Requests: []v1.VirtualMachineStateChangeRequest{start}}
+	case strategy == v1.RunStrategyHalted:
 		return Decision{RunStrategy: v1.RunStrategyAlways}
-	case v1.RunStrategyAlways, v1.RunStrategyOnce:
+	case strategy == v1.RunStrategyAlways, strategy == v1.RunStrategyOnce:
 		return conflict("VM %s has runStrategy %s: the controller starts it by itself", name, strategy)
 	}
 	// Manual and RerunOnFailure start by request.
@@ -73,7 +82,7 @@ func decideStart(name string, strategy v1.VirtualMachineRunStrategy, vmi *v1.Vir
 	if vmi != nil && vmi.DeletionTimestamp != nil {
 		return conflict("VM %s is still stopping; start it once its instance is gone", name)
 	}
-	return Decision{Requests: []v1.VirtualMachineStateChangeRequest{{Action: v1.StartRequest}}}
+	return Decision{Requests: []v1.VirtualMachineStateChangeRequest{start}}
 }
 
 func decideStop(name string, strategy v1.VirtualMachineRunStrategy, vmi *v1.VirtualMachineInstance, running bool) Decision {
@@ -120,16 +129,9 @@ func conflict(format string, args ...any) Decision {
 }
 
 // ApplySpec writes a spec decision into vm, keeping the form (running or runStrategy) the user
-// chose: a VM with spec.running must not get runStrategy too, the CRD forbids both.
+// chose.
 func (d Decision) ApplySpec(vm *v1.VirtualMachine) {
-	if d.RunStrategy == "" {
-		return
+	if d.RunStrategy != "" {
+		vm.Spec.SetRunStrategy(d.RunStrategy)
 	}
-	if vm.Spec.Running != nil {
-		running := d.RunStrategy == v1.RunStrategyAlways
-		vm.Spec.Running = &running
-		return
-	}
-	s := d.RunStrategy
-	vm.Spec.RunStrategy = &s
 }

@@ -29,12 +29,13 @@ func vmiIn(phase v1.VirtualMachineInstancePhase, deleting bool) *v1.VirtualMachi
 }
 
 var (
-	uid1      = types.UID("uid-1")
-	startReq  = v1.VirtualMachineStateChangeRequest{Action: v1.StartRequest}
-	stopReq   = v1.VirtualMachineStateChangeRequest{Action: v1.StopRequest, UID: &uid1}
-	running   = vmiIn(v1.Running, false)
-	stopping  = vmiIn(v1.Running, true)
-	succeeded = vmiIn(v1.Succeeded, false)
+	uid1           = types.UID("uid-1")
+	startReq       = v1.VirtualMachineStateChangeRequest{Action: v1.StartRequest}
+	pausedStartReq = v1.VirtualMachineStateChangeRequest{Action: v1.StartRequest, Data: map[string]string{v1.StartRequestDataPausedKey: "true"}}
+	stopReq        = v1.VirtualMachineStateChangeRequest{Action: v1.StopRequest, UID: &uid1}
+	running        = vmiIn(v1.Running, false)
+	stopping       = vmiIn(v1.Running, true)
+	succeeded      = vmiIn(v1.Succeeded, false)
 )
 
 func TestDecide(t *testing.T) {
@@ -46,8 +47,12 @@ func TestDecide(t *testing.T) {
 		conflict string // substring of the 409 reason
 		strategy v1.VirtualMachineRunStrategy
 		requests []v1.VirtualMachineStateChangeRequest
+		paused   bool
 	}{
 		{name: "start Halted", verb: Start, vm: vmWith(v1.RunStrategyHalted), strategy: v1.RunStrategyAlways},
+		{name: "start Halted paused: the request carries it", verb: Start, vm: vmWith(v1.RunStrategyHalted), paused: true, requests: []v1.VirtualMachineStateChangeRequest{pausedStartReq}},
+		{name: "start Manual paused", verb: Start, vm: vmWith(v1.RunStrategyManual), paused: true, requests: []v1.VirtualMachineStateChangeRequest{pausedStartReq}},
+		{name: "start Always paused", verb: Start, vm: vmWith(v1.RunStrategyAlways), paused: true, conflict: "starts it by itself"},
 		{name: "start Always", verb: Start, vm: vmWith(v1.RunStrategyAlways), vmi: running, conflict: "starts it by itself"},
 		{name: "start Once", verb: Start, vm: vmWith(v1.RunStrategyOnce), conflict: "starts it by itself"},
 		{name: "start Manual stopped", verb: Start, vm: vmWith(v1.RunStrategyManual), requests: []v1.VirtualMachineStateChangeRequest{startReq}},
@@ -94,7 +99,7 @@ func TestDecide(t *testing.T) {
 		}(), conflict: "mutually exclusive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Decide(tc.verb, tc.vm, tc.vmi)
+			d := Decide(tc.verb, tc.vm, tc.vmi, tc.paused)
 			if tc.conflict != "" {
 				if !strings.Contains(d.Conflict, tc.conflict) {
 					t.Fatalf("conflict %q, want one containing %q (decision %+v)", d.Conflict, tc.conflict, d)
@@ -113,7 +118,8 @@ func sameRequests(a, b []v1.VirtualMachineStateChangeRequest) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Action != b[i].Action || (a[i].UID == nil) != (b[i].UID == nil) || (a[i].UID != nil && *a[i].UID != *b[i].UID) {
+		if a[i].Action != b[i].Action || (a[i].UID == nil) != (b[i].UID == nil) || (a[i].UID != nil && *a[i].UID != *b[i].UID) ||
+			a[i].StartsPaused() != b[i].StartsPaused() {
 			return false
 		}
 	}

@@ -28,6 +28,11 @@ type Options struct {
 	// once). virtctl sends it only with --force.
 	GracePeriod        *int64 `json:"gracePeriod,omitempty"`
 	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
+	// Paused (start) starts the instance paused, as virtctl start --paused asks.
+	Paused bool `json:"paused,omitempty"`
+	// DryRun ["All"] has the API server check the request's writes (admission included)
+	// without persisting them: the answer is the one the request would get.
+	DryRun []string `json:"dryRun,omitempty"`
 }
 
 func (o Options) grace() *int64 {
@@ -63,13 +68,13 @@ func (h *Handler) ServeVM(w http.ResponseWriter, r *http.Request, namespace, nam
 		writeStatus(w, apierrors.NewBadRequest("grace period must be 0 or more"))
 		return
 	}
-	vmi, err := h.act(r.Context(), namespace, name, verb)
+	vmi, err := h.act(r.Context(), namespace, name, verb, opts)
 	if err != nil {
 		writeStatus(w, err)
 		return
 	}
 	if g := opts.grace(); g != nil && verb != Start && vmi != nil {
-		if err := h.deleteLauncherPods(r.Context(), vmi, *g); err != nil {
+		if err := h.deleteLauncherPods(r.Context(), vmi, *g, opts.DryRun); err != nil {
 			writeStatus(w, err)
 			return
 		}
@@ -81,7 +86,8 @@ func (h *Handler) ServeVM(w http.ResponseWriter, r *http.Request, namespace, nam
 // act decides and writes, again on a fresh read after every write conflict, so that two
 // concurrent requests never both succeed: the loser sees the winner's pending request.
 // It returns the instance the decision was made against.
-func (h *Handler) act(ctx context.Context, namespace, name string, verb Verb) (*v1.VirtualMachineInstance, error) {
+func (h *Handler) act(ctx context.Context, namespace, name string, verb Verb, opts Options) (*v1.VirtualMachineInstance, error) {
+	write := metav1.UpdateOptions{DryRun: opts.DryRun}
 	var vmi *v1.VirtualMachineInstance
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		vm, err := h.Virt.KubevirtV1().VirtualMachines(namespace).Get(ctx, name, metav1.GetOptions{})
@@ -97,16 +103,16 @@ func (h *Handler) act(ctx context.Context, namespace, name string, verb Verb) (*
 		case !metav1.IsControlledBy(vmi, vm):
 			vmi = nil // a same-named instance the VM does not own is not its instance
 		}
-		d := Decide(verb, vm, vmi)
+		d := Decide(verb, vm, vmi, opts.Paused)
 		switch {
 		case d.Conflict != "":
 			return &refused{apierrors.NewConflict(vmResource, name, errors.New(d.Conflict))}
 		case d.RunStrategy != "":
 			d.ApplySpec(vm)
-			_, err = h.Virt.KubevirtV1().VirtualMachines(namespace).Update(ctx, vm, metav1.UpdateOptions{})
+			_, err = h.Virt.KubevirtV1().VirtualMachines(namespace).Update(ctx, vm, write)
 		default:
 			vm.Status.StateChangeRequests = d.Requests
-			_, err = h.Virt.KubevirtV1().VirtualMachines(namespace).UpdateStatus(ctx, vm, metav1.UpdateOptions{})
+			_, err = h.Virt.KubevirtV1().VirtualMachines(namespace).UpdateStatus(ctx, vm, write)
 		}
 		return err
 	})
@@ -125,18 +131,18 @@ func (r *refused) Error() string { return r.err.Error() }
 
 // deleteLauncherPods deletes the instance's launcher pods with the given grace period:
 // --force --grace-period=0 kills the guest at once instead of waiting for its ACPI shutdown.
-func (h *Handler) deleteLauncherPods(ctx context.Context, vmi *v1.VirtualMachineInstance, grace int64) error {
+func (h *Handler) deleteLauncherPods(ctx context.Context, vmi *v1.VirtualMachineInstance, grace int64, dryRun []string) error {
 	pods := h.Kube.CoreV1().Pods(vmi.Namespace)
 	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: v1.CreatedByLabel + "=" + string(vmi.UID)})
 	if err != nil {
 		return err
 	}
 	for _, p := range list.Items {
-		err := pods.Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace, Preconditions: metav1.NewUIDPreconditions(string(p.UID))})
+		err := pods.Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace, Preconditions: metav1.NewUIDPreconditions(string(p.UID)), DryRun: dryRun})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		klog.InfoS("deleted launcher pod", "pod", klog.KObj(&p), "gracePeriod", grace)
+		klog.InfoS("deleted launcher pod", "pod", klog.KObj(&p), "gracePeriod", grace, "dryRun", len(dryRun) > 0)
 	}
 	return nil
 }

@@ -20,6 +20,27 @@ func (s *VirtualMachineSpec) EffectiveRunStrategy() (VirtualMachineRunStrategy, 
 	}
 }
 
+// SetRunStrategy sets the run strategy in the form the spec already uses: a spec with
+// spec.running must not get spec.runStrategy too (the CRD forbids both), so running becomes
+// whether strategy is Always.
+func (s *VirtualMachineSpec) SetRunStrategy(strategy VirtualMachineRunStrategy) {
+	if s.Running != nil {
+		running := strategy == RunStrategyAlways
+		s.Running = &running
+		return
+	}
+	s.RunStrategy = &strategy
+}
+
+// StartRequestDataPausedKey, with the value "true", in a Start request's data asks for the
+// instance to start paused (virtctl start --paused), as in KubeVirt.
+const StartRequestDataPausedKey = "paused"
+
+// StartsPaused says whether the request is a Start asking for a paused start.
+func (r VirtualMachineStateChangeRequest) StartsPaused() bool {
+	return r.Action == StartRequest && r.Data[StartRequestDataPausedKey] == "true"
+}
+
 // IsFinal reports whether an instance in this phase will never run again.
 func (p VirtualMachineInstancePhase) IsFinal() bool {
 	return p == Succeeded || p == Failed

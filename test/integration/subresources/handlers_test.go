@@ -46,6 +46,19 @@ func newVMI(t *testing.T, vm *v1.VirtualMachine) *v1.VirtualMachineInstance {
 	return vmi
 }
 
+// newLauncherPod creates a pod labelled as the instance's launcher (no kubelet runs it).
+func newLauncherPod(t *testing.T, vmi *v1.VirtualMachineInstance) *corev1.Pod {
+	t.Helper()
+	pod, err := kube.CoreV1().Pods(vmi.Namespace).Create(context.Background(), &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "virt-launcher-" + vmi.Name + "-", Labels: map[string]string{v1.CreatedByLabel: string(vmi.UID)}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "compute", Image: "x"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pod
+}
+
 // put calls the handler as the aggregated server's router would.
 func put(t *testing.T, ns, name string, verb subresources.Verb, body string) (int, string) {
 	t.Helper()
@@ -116,13 +129,7 @@ func TestForcedRestartDeletesTheLauncherPod(t *testing.T) {
 	vm := newVM(t, ns, "vm", v1.RunStrategyAlways)
 	vmi := newVMI(t, vm)
 	ctx := context.Background()
-	pod, err := kube.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "virt-launcher-vm-", Labels: map[string]string{v1.CreatedByLabel: string(vmi.UID)}},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "compute", Image: "x"}}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pod := newLauncherPod(t, vmi)
 	if code, body := put(t, ns, "vm", subresources.Restart, `{"gracePeriodSeconds":0}`); code != http.StatusAccepted {
 		t.Fatalf("restart: %d %s", code, body)
 	}
@@ -157,5 +164,40 @@ func TestStopManualNeedsAnInstance(t *testing.T) {
 	}
 	if code, _ := put(t, ns, "vm", subresources.Stop, "{bad"); code != http.StatusBadRequest {
 		t.Fatalf("bad body: %d", code)
+	}
+}
+
+// TestDryRunChangesNothing: start, stop and restart with dryRun ["All"] get the answer the
+// request would get, and leave the VM, its requests and its launcher pod as they were.
+func TestDryRunChangesNothing(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	newVM(t, ns, "halted", v1.RunStrategyHalted)
+	running := newVM(t, ns, "running", v1.RunStrategyManual)
+	pod := newLauncherPod(t, newVMI(t, running))
+	const dryRun = `"dryRun":["All"]`
+	for _, tc := range []struct {
+		vm   string
+		verb subresources.Verb
+		body string
+		code int
+	}{
+		{"halted", subresources.Start, `{` + dryRun + `}`, http.StatusAccepted},
+		{"halted", subresources.Stop, `{` + dryRun + `}`, http.StatusConflict},
+		{"running", subresources.Stop, `{"gracePeriod":0,` + dryRun + `}`, http.StatusAccepted},
+		{"running", subresources.Restart, `{"gracePeriodSeconds":0,` + dryRun + `}`, http.StatusAccepted},
+	} {
+		if code, body := put(t, ns, tc.vm, tc.verb, tc.body); code != tc.code {
+			t.Errorf("%s %s dry run: %d %s, want %d", tc.verb, tc.vm, code, body, tc.code)
+		}
+	}
+	if s := getVM(t, ns, "halted").Spec.RunStrategy; *s != v1.RunStrategyHalted {
+		t.Errorf("dry-run start changed the run strategy to %s", *s)
+	}
+	if reqs := getVM(t, ns, "running").Status.StateChangeRequests; len(reqs) != 0 {
+		t.Errorf("dry runs queued requests %+v", reqs)
+	}
+	if _, err := kube.CoreV1().Pods(ns).Get(ctx, pod.Name, metav1.GetOptions{}); err != nil {
+		t.Errorf("a dry-run forced stop deleted the launcher pod: %v", err)
 	}
 }
