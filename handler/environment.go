@@ -42,6 +42,7 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 		Volumes:          map[string]domain.HostDisk{},
 		SerialLogPath:    layout.InPod(layout.ConsoleLogRel),
 		SerialSocketPath: layout.InPod(layout.SerialSocketRel),
+		AgentSocketPath:  layout.InPod(layout.AgentSocketRel),
 		NVRAMPath:        layout.InPod(layout.NVRAMRel),
 	}
 	for _, vol := range vmi.Spec.Volumes {

@@ -48,6 +48,37 @@ func (b *Builder) debTree(pkg, version string) (string, error) {
 	return tree, nil
 }
 
+// debTrees returns a directory holding each package's candidate version unpacked. apt's
+// lists go stale as the mirror replaces versions (a download then gets 404): when a download
+// fails, it runs apt-get update once and starts again from the new candidates.
+func (b *Builder) debTrees(pkgs ...string) ([]string, error) {
+	trees, err := b.candidateTrees(pkgs)
+	if err == nil {
+		return trees, nil
+	}
+	fmt.Fprintf(os.Stderr, "imagebuilder: %v; running apt-get update\n", err)
+	if out, err := exec.Command("apt-get", "-q", "update").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("apt-get update: %w: %s", err, out)
+	}
+	return b.candidateTrees(pkgs)
+}
+
+func (b *Builder) candidateTrees(pkgs []string) ([]string, error) {
+	apt, err := aptRecords(pkgs...)
+	if err != nil {
+		return nil, err
+	}
+	var trees []string
+	for _, p := range pkgs {
+		tree, err := b.debTree(p, apt[p]["Version"])
+		if err != nil {
+			return nil, err
+		}
+		trees = append(trees, tree)
+	}
+	return trees, nil
+}
+
 // aptDownload fetches pkg=version into the file deb.
 func aptDownload(pkg, version, deb string) error {
 	fmt.Fprintf(os.Stderr, "imagebuilder: apt-get download %s=%s\n", pkg, version)

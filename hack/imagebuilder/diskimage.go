@@ -45,10 +45,11 @@ func init() {
 // testguestDiskImage is the testguest (guest.go) as a disk firmware boots: the same kernel and
 // initramfs with the same command line, behind GRUB for BIOS and UEFI.
 func (b *Builder) testguestDiskImage() (v1.Image, error) {
-	kernel, initrd, version, err := b.testguestBoot()
+	kernel, initrds, version, err := b.testguestBoot(nil)
 	if err != nil {
 		return nil, err
 	}
+	initrd := initrds[0]
 	// The script takes files; the kernel and initramfs are part of the cache key as well.
 	tmp, err := os.MkdirTemp("", "testguest-disk")
 	if err != nil {

@@ -32,13 +32,18 @@ func init() {
 }
 
 func (b *Builder) testguestImage() (v1.Image, error) {
-	kernel, initrd, version, err := b.testguestBoot()
+	agent, err := b.agentEntries()
+	if err != nil {
+		return nil, err
+	}
+	kernel, initrds, version, err := b.testguestBoot(nil, agent)
 	if err != nil {
 		return nil, err
 	}
 	layer, err := layerFromFiles([]File{
 		{Path: guestKernelPath, Mode: 0o644, Data: kernel},
-		{Path: guestInitrdPath, Mode: 0o644, Data: initrd},
+		{Path: guestInitrdPath, Mode: 0o644, Data: initrds[0]},
+		{Path: guestAgentInitrdPath, Mode: 0o644, Data: initrds[1]},
 	})
 	if err != nil {
 		return nil, err
@@ -50,8 +55,9 @@ func (b *Builder) testguestImage() (v1.Image, error) {
 	return withConfig(img, v1.Config{Labels: map[string]string{guestKernelLabel: version}})
 }
 
-// testguestBoot returns the guest's kernel, its initramfs and the kernel's version.
-func (b *Builder) testguestBoot() (kernel, initrd []byte, version string, err error) {
+// testguestBoot returns the guest's kernel, the kernel's version and one initramfs for each
+// extra: the testguest's files plus those entries.
+func (b *Builder) testguestBoot(extras ...[]cpioEntry) (kernel []byte, initrds [][]byte, version string, err error) {
 	apt, err := aptRecords(guestKernelMeta, guestBusyboxPkg)
 	if err != nil {
 		return nil, nil, "", err
@@ -78,13 +84,19 @@ func (b *Builder) testguestBoot() (kernel, initrd []byte, version string, err er
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("%s: %w", kernelPkg, err)
 	}
-	initrd, err = b.testguestInitramfs(dirs[0], version, filepath.Join(busyboxTree, "bin", "busybox"))
-	return kernel, initrd, version, err
+	for _, extra := range extras {
+		initrd, err := b.testguestInitramfs(dirs[0], version, filepath.Join(busyboxTree, "bin", "busybox"), extra)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		initrds = append(initrds, initrd)
+	}
+	return kernel, initrds, version, nil
 }
 
 // testguestInitramfs packs busybox, the modules of hack/images/guest/modules with their
-// dependencies, and the scripts of hack/images/guest.
-func (b *Builder) testguestInitramfs(moduleDir, version, busybox string) ([]byte, error) {
+// dependencies, the scripts of hack/images/guest, and extra.
+func (b *Builder) testguestInitramfs(moduleDir, version, busybox string, extra []cpioEntry) ([]byte, error) {
 	dir := filepath.Join(b.Root, guestImageDir)
 	wanted, err := readList(filepath.Join(dir, guestModulesList))
 	if err != nil {
@@ -125,6 +137,9 @@ func (b *Builder) testguestInitramfs(moduleDir, version, busybox string) ([]byte
 		}
 	}
 	fs.add(cpioEntry{Path: guestModulesInInit, Mode: cpioRegular | 0o644, Data: []byte(strings.Join(order, "\n") + "\n")})
+	for _, e := range extra {
+		fs.add(e)
+	}
 	return gzipInitramfs(fs.entries)
 }
 

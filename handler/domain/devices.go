@@ -3,6 +3,8 @@ package domain
 import (
 	"slices"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"k8s.io/utils/ptr"
 	"libvirt.org/go/libvirtxml"
 
@@ -49,12 +51,31 @@ func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 		}
 		d.Sounds = []libvirtxml.DomainSound{{Model: model}}
 	}
+	d.Channels = []libvirtxml.DomainChannel{c.agentChannel()}
 	if w := devs.Watchdog; w != nil {
 		action := "reset"
 		if w.I6300ESB != nil && w.I6300ESB.Action != "" {
 			action = w.I6300ESB.Action
 		}
 		d.Watchdogs = []libvirtxml.DomainWatchdog{{Model: "i6300esb", Action: action}}
+	}
+}
+
+// AgentChannel is the virtio-serial port a QEMU guest agent in the guest (qemu-ga) opens.
+const AgentChannel = "org.qemu.guest_agent.0"
+
+// agentChannel is the guest agent's port, on every domain as KubeVirt adds it: a guest whose
+// image runs qemu-ga reports itself (the instance's AgentConnected condition and guestOSInfo,
+// virtctl guestosinfo). libvirt connects to QEMU's socket and follows the agent through it:
+// QEMU says when the guest opens or closes the port.
+func (c *converter) agentChannel() libvirtxml.DomainChannel {
+	src := &libvirtxml.DomainChardevSourceUNIX{Mode: "bind"}
+	if c.env.AgentSocketPath != "" {
+		src.Path = c.hostFile(field.NewPath("environment", "agentSocketPath"), c.env.AgentSocketPath, "agent socket")
+	}
+	return libvirtxml.DomainChannel{
+		Source: &libvirtxml.DomainChardevSource{UNIX: src},
+		Target: &libvirtxml.DomainChannelTarget{VirtIO: &libvirtxml.DomainChannelTargetVirtIO{Name: AgentChannel}},
 	}
 }
 

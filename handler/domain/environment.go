@@ -32,6 +32,9 @@ type Environment struct {
 	// SerialSocketPath is where QEMU listens with serial port 0: virt-handler connects there
 	// for the console (one client at a time); empty gives a pty instead.
 	SerialSocketPath string
+	// AgentSocketPath is where QEMU listens with the guest agent's port, and libvirt
+	// connects; empty lets libvirt pick a path in its state directory.
+	AgentSocketPath string
 	// SerialLogPath receives a copy of everything the guest writes to its serial console;
 	// empty keeps no copy. QEMU writes it itself (qemu.conf stdio_handler="file").
 	SerialLogPath string

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"debug/elf"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// The testguest's second initramfs, /boot/initrd-agent.img, is the first plus QEMU's guest
+// agent: Debian's qemu-ga with the shared libraries it loads and an /etc/os-release, so the
+// guest answers guest-get-osinfo and the like as a cloud image running qemu-guest-agent does.
+// A separate file keeps the agent (about 3 MiB) out of every other test guest's boot.
+const (
+	guestAgentInitrdPath = "/boot/initrd-agent.img"
+	guestAgentPackages   = "agent-packages"
+	guestAgentBinary     = "usr/sbin/qemu-ga"
+	guestOSRelease       = "os-release"
+	// libDirs are where Debian's packages put shared libraries (bookworm is not usr-merged).
+	libDirA = "lib/x86_64-linux-gnu"
+	libDirB = "usr/lib/x86_64-linux-gnu"
+)
+
+// agentEntries are the agent's files for the initramfs: qemu-ga, its ELF interpreter, every
+// library it needs by DT_NEEDED (recursively), each under its soname in lib/x86_64-linux-gnu
+// where the interpreter looks by default, and /etc/os-release.
+func (b *Builder) agentEntries() ([]cpioEntry, error) {
+	pkgs, err := readList(filepath.Join(b.Root, guestImageDir, guestAgentPackages))
+	if err != nil {
+		return nil, err
+	}
+	trees, err := b.debTrees(pkgs...)
+	if err != nil {
+		return nil, err
+	}
+	binary := filepath.Join(trees[0], guestAgentBinary)
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		return nil, err
+	}
+	entries := []cpioEntry{{Path: guestAgentBinary, Mode: cpioRegular | 0o755, Data: data}}
+	interp, needed, err := elfDeps(binary)
+	if err != nil {
+		return nil, err
+	}
+	if interp != "" {
+		file, err := findLibrary(trees, path.Base(interp))
+		if err != nil {
+			return nil, err
+		}
+		if entries, err = appendFile(entries, file, strings.TrimPrefix(interp, "/"), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	seen := map[string]bool{}
+	for len(needed) > 0 {
+		name := needed[0]
+		needed = needed[1:]
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		file, err := findLibrary(trees, name)
+		if err != nil {
+			return nil, err
+		}
+		if entries, err = appendFile(entries, file, path.Join(libDirA, name), 0o755); err != nil {
+			return nil, err
+		}
+		_, more, err := elfDeps(file)
+		if err != nil {
+			return nil, err
+		}
+		needed = append(needed, more...)
+	}
+	return appendFile(entries, filepath.Join(b.Root, guestImageDir, guestOSRelease), "etc/os-release", 0o644)
+}
+
+func appendFile(entries []cpioEntry, local, p string, mode uint32) ([]cpioEntry, error) {
+	data, err := os.ReadFile(local)
+	if err != nil {
+		return nil, err
+	}
+	return append(entries, cpioEntry{Path: p, Mode: cpioRegular | mode, Data: data}), nil
+}
+
+// elfDeps is an ELF file's interpreter ("" for a library) and the libraries it needs.
+func elfDeps(file string) (interp string, needed []string, err error) {
+	f, err := elf.Open(file)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			buf := make([]byte, p.Filesz)
+			if _, err := p.ReadAt(buf, 0); err != nil {
+				return "", nil, fmt.Errorf("%s: reading the interpreter: %w", file, err)
+			}
+			interp = strings.TrimRight(string(buf), "\x00")
+		}
+	}
+	needed, err = f.ImportedLibraries()
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return interp, needed, nil
+}
+
+// findLibrary is the file that the library name is in one of the unpacked package trees,
+// its symlinks followed inside that tree (a package's absolute links name its own root).
+func findLibrary(trees []string, name string) (string, error) {
+	for _, tree := range trees {
+		for _, dir := range []string{libDirA, libDirB} {
+			file, err := resolveIn(tree, path.Join(dir, name))
+			if err == nil {
+				return file, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no package of %s ships %s: add its package there", filepath.Join(guestImageDir, guestAgentPackages), name)
+}
+
+// resolveIn follows rel's symlinks inside tree, to a regular file.
+func resolveIn(tree, rel string) (string, error) {
+	for range 10 {
+		file := filepath.Join(tree, rel)
+		fi, err := os.Lstat(file)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			return file, nil
+		}
+		target, err := os.Readlink(file)
+		if err != nil {
+			return "", err
+		}
+		if path.IsAbs(target) {
+			rel = strings.TrimPrefix(target, "/")
+		} else {
+			rel = path.Join(path.Dir(rel), target)
+		}
+	}
+	return "", fmt.Errorf("%s: too many symlinks", filepath.Join(tree, rel))
+}
