@@ -30,6 +30,9 @@ type fakeLibvirt struct {
 	opErr    error
 	events   chan LifecycleEvent
 	stats    []libvirt.TypedParam // DomainStats' answer
+	guest    []libvirt.TypedParam // GuestInfo's answer
+	guestErr error
+	guestN   int // GuestInfo calls
 	gone     chan struct{}
 	closed   bool
 }
@@ -138,6 +141,17 @@ func (f *fakeLibvirt) DomainStats(name string) ([]libvirt.TypedParam, error) {
 		return nil, errDomainNotFound
 	}
 	return f.stats, nil
+}
+
+// GuestInfo answers guest (set by the test), or guestErr.
+func (f *fakeLibvirt) GuestInfo(name string) ([]libvirt.TypedParam, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.guestN++
+	if _, ok := f.domains[name]; !ok {
+		return nil, errDomainNotFound
+	}
+	return f.guest, f.guestErr
 }
 
 func (f *fakeLibvirt) LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error) {

@@ -48,6 +48,8 @@ const (
 	domainStatsListMax = 262144
 	// REMOTE_DOMAIN_JOB_STATS_MAX.
 	jobStatsMax = 64
+	// REMOTE_DOMAIN_GUEST_INFO_PARAMS_MAX.
+	guestInfoParamsMax = 2048
 )
 
 // Remote procedures the handler calls (their replies) or subscribes to (their messages).
@@ -73,6 +75,8 @@ const (
 	procDomainGetJobStats    = 298
 	// REMOTE_PROC_DOMAIN_MIGRATE_PERFORM3_PARAMS: its reply is the migration cookie (opaque).
 	procDomainMigratePerform3Params = 305
+	procEventAgentLifecycle         = 348
+	procDomainGetGuestInfo          = 418
 )
 
 // replies are the shapes of the return values of the procedures the handler calls.
@@ -95,6 +99,7 @@ var replies = map[uint32]func(*xdrCursor){
 	procGetAllDomainStats:    func(c *xdrCursor) { c.array(domainListMax, domainStatsRecord) },
 	procDomainAbortJob:       func(*xdrCursor) {},
 	procDomainGetJobStats:    func(c *xdrCursor) { c.word(); c.array(jobStatsMax, (*xdrCursor).typedParam) },
+	procDomainGetGuestInfo:   func(c *xdrCursor) { c.array(guestInfoParamsMax, (*xdrCursor).typedParam) },
 	// An opaque<> is encoded as a string is; take bounds it to the frame.
 	procDomainMigratePerform3Params: (*xdrCursor).str,
 }
@@ -120,7 +125,8 @@ func remoteError(c *xdrCursor) {
 	c.optional(c.network) // net
 }
 
-// lifecycleEvent is remote_domain_event_callback_lifecycle_msg.
+// lifecycleEvent is remote_domain_event_callback_lifecycle_msg, and
+// remote_domain_event_callback_agent_lifecycle_msg has the same shape (state, reason).
 func lifecycleEvent(c *xdrCursor) {
 	c.word() // callback ID
 	c.domain()
@@ -204,7 +210,7 @@ func checkFrame(frame []byte) (isEvent bool, err error) {
 	}
 	var shape func(*xdrCursor)
 	switch {
-	case typ == typeMessage && proc == procEventLifecycle && status == statusOK:
+	case typ == typeMessage && (proc == procEventLifecycle || proc == procEventAgentLifecycle) && status == statusOK:
 		shape, isEvent = lifecycleEvent, true
 	case typ == typeReply && status == statusError:
 		shape = remoteError

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/digitalocean/go-libvirt"
 	"github.com/digitalocean/go-libvirt/socket/dialers"
 
+	"github.com/vmctl/vmctl/handler/guestagent"
 	"github.com/vmctl/vmctl/launcher/layout"
 )
 
@@ -194,25 +196,60 @@ func (g *goLibvirt) DomainStats(name string) ([]libvirt.TypedParam, error) {
 
 func (g *goLibvirt) LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error) {
 	var in <-chan libvirt.DomainEventLifecycleMsg
+	var agent <-chan any
 	err := g.call("subscribing to domain events", queryTimeout, func() (err error) {
-		in, err = g.l.LifecycleEvents(ctx)
+		if in, err = g.l.LifecycleEvents(ctx); err != nil {
+			return err
+		}
+		agent, err = g.l.SubscribeEvents(ctx, libvirt.DomainEventIDAgentLifecycle, libvirt.OptDomain{})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	out := make(chan LifecycleEvent)
-	go func() {
-		defer close(out)
+	send := func(ev LifecycleEvent) {
+		select {
+		case out <- ev:
+		case <-ctx.Done():
+			// Drain so go-libvirt's goroutines can finish and close their channels.
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
 		for ev := range in {
-			select {
-			case out <- LifecycleEvent{Domain: ev.Dom.Name, Event: libvirt.DomainEventType(ev.Event), Detail: ev.Detail}:
-			case <-ctx.Done():
-				// Drain so go-libvirt's goroutine can finish and close in.
+			send(LifecycleEvent{Domain: ev.Dom.Name, Event: libvirt.DomainEventType(ev.Event), Detail: ev.Detail})
+		}
+	})
+	wg.Go(func() {
+		for ev := range agent {
+			if msg, ok := ev.(*libvirt.DomainEventCallbackAgentLifecycleMsg); ok {
+				send(LifecycleEvent{Domain: msg.Dom.Name, Agent: libvirt.ConnectDomainEventAgentLifecycleState(msg.State)})
 			}
 		}
+	})
+	go func() {
+		wg.Wait()
+		close(out)
 	}()
 	return out, nil
+}
+
+// GuestInfo is bounded as a query: libvirt itself gives up on an agent after 5 s.
+func (g *goLibvirt) GuestInfo(name string) ([]libvirt.TypedParam, error) {
+	var params []libvirt.TypedParam
+	err := g.call("asking the guest agent", queryTimeout, func() error {
+		dom, err := g.l.DomainLookupByName(name)
+		if err != nil {
+			return err
+		}
+		params, err = g.l.DomainGetGuestInfo(dom, uint32(guestagent.Types), 0)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return params, nil
 }
 
 func (g *goLibvirt) Disconnected() <-chan struct{} { return g.l.Disconnected() }

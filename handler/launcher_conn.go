@@ -22,6 +22,7 @@ type launcherConn struct {
 	stopped *DomainStatus // how the domain last stopped, from its events
 	macs    map[string]string
 	drives  map[string]string // disk target (vda) -> the instance's disk name, for metrics
+	agent   agentState
 }
 
 // Libvirt is the live connection; nil once it was lost.
@@ -98,6 +99,11 @@ func (cc *connCache) follow(ctx context.Context, lc *launcherConn, domainName st
 		if ev.Domain != domainName {
 			continue
 		}
+		if ev.Agent != 0 {
+			klog.V(3).InfoS("guest agent event", "vmi", lc.key, "state", ev.Agent)
+			cc.agentEvent(lc, domainName, ev.Agent)
+			continue
+		}
 		lc.mu.Lock()
 		switch {
 		case ev.Event == libvirt.DomainEventStarted:
@@ -136,11 +142,16 @@ func stopFromEvent(ev LifecycleEvent) DomainStatus {
 	return DomainStatus{State: libvirt.DomainShutoff, Reason: int32(reasons[libvirt.DomainEventStoppedDetailType(ev.Detail)])}
 }
 
+// conn is the pod's connection, nil when there is none.
+func (cc *connCache) conn(podUID types.UID) *launcherConn {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.conns[podUID]
+}
+
 // lastStop is how the pod's domain last stopped, as its events said, if they said so.
 func (cc *connCache) lastStop(podUID types.UID) (DomainStatus, bool) {
-	cc.mu.Lock()
-	lc := cc.conns[podUID]
-	cc.mu.Unlock()
+	lc := cc.conn(podUID)
 	if lc == nil {
 		return DomainStatus{}, false
 	}
@@ -167,9 +178,7 @@ func (cc *connCache) drives(podUID types.UID, read func() (map[string]string, er
 // remembered returns what the pod's connection remembers at field, reading it with read the
 // first time: the domain's devices do not change while the connection lives.
 func (cc *connCache) remembered(podUID types.UID, field func(*launcherConn) *map[string]string, read func() (map[string]string, error)) (map[string]string, error) {
-	cc.mu.Lock()
-	lc := cc.conns[podUID]
-	cc.mu.Unlock()
+	lc := cc.conn(podUID)
 	if lc != nil {
 		lc.mu.Lock()
 		m := *field(lc)
@@ -191,9 +200,7 @@ func (cc *connCache) remembered(podUID types.UID, field func(*launcherConn) *map
 // lookup is the pod's live connection, nil when there is none. Unlike get it never dials:
 // only the instance's sync opens connections.
 func (cc *connCache) lookup(podUID types.UID) Libvirt {
-	cc.mu.Lock()
-	lc := cc.conns[podUID]
-	cc.mu.Unlock()
+	lc := cc.conn(podUID)
 	if lc == nil {
 		return nil
 	}

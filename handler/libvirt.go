@@ -43,8 +43,12 @@ type Libvirt interface {
 	AbortJob(name string) error
 	// CompletedMigration reads libvirt's statistics of the domain's completed incoming migration.
 	CompletedMigration(name string) (MigrationStats, error)
-	// LifecycleEvents streams every domain's lifecycle events until ctx ends or the connection
-	// is lost; the channel is then closed.
+	// GuestInfo asks the guest's agent, through libvirt (virDomainGetGuestInfo), for what
+	// guestagent.Types names; an error when no agent answers.
+	GuestInfo(name string) ([]libvirt.TypedParam, error)
+	// LifecycleEvents streams every domain's lifecycle events, and its guest agent's
+	// connects and disconnects, until ctx ends or the connection is lost; the channel is then
+	// closed.
 	LifecycleEvents(ctx context.Context) (<-chan LifecycleEvent, error)
 	// Disconnected is closed once the connection is lost or closed.
 	Disconnected() <-chan struct{}
@@ -63,11 +67,13 @@ type DomainStatus struct {
 }
 
 // LifecycleEvent is libvirt's domain lifecycle event: Event is a libvirt.DomainEventType,
-// Detail the matching libvirt.DomainEvent<Type>DetailType.
+// Detail the matching libvirt.DomainEvent<Type>DetailType. An event of the guest agent has
+// Agent set instead (connected or disconnected).
 type LifecycleEvent struct {
 	Domain string
 	Event  libvirt.DomainEventType
 	Detail int32
+	Agent  libvirt.ConnectDomainEventAgentLifecycleState
 }
 
 // Dialer connects to the libvirtd of a launcher pod whose private emptyDir the handler sees at

@@ -44,14 +44,7 @@ func (s *StreamServer) lifecycle(op handlerapi.Operation) http.HandlerFunc {
 		defer s.end(key)
 		err := s.Controller.runLifecycle(namespace, name, op)
 		if err != nil {
-			status := http.StatusInternalServerError
-			var refused *streamError
-			switch {
-			case errors.As(err, &refused):
-				status = refused.status
-			case isLauncherFault(err):
-				status = http.StatusServiceUnavailable
-			}
+			status := errorStatus(err)
 			klog.InfoS("lifecycle operation refused", "op", op, "vmi", key, "status", status, "err", err)
 			http.Error(w, err.Error(), status)
 			return
@@ -59,6 +52,18 @@ func (s *StreamServer) lifecycle(op handlerapi.Operation) http.HandlerFunc {
 		klog.InfoS("lifecycle operation done", "op", op, "vmi", key)
 		w.WriteHeader(http.StatusOK)
 	}
+}
+
+// errorStatus is the HTTP status that answers err of a request of virt-api.
+func errorStatus(err error) int {
+	var refused *streamError
+	switch {
+	case errors.As(err, &refused):
+		return refused.status
+	case isLauncherFault(err):
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
 }
 
 // begin marks key busy, false when it already was.
@@ -86,31 +91,7 @@ func (s *StreamServer) end(key string) {
 // never undoes it: a paused domain stays paused until unpaused (syncDomain starts only
 // domains that never ran). The instance is enqueued so its status follows at once.
 func (c *Controller) runLifecycle(namespace, name string, op handlerapi.Operation) error {
-	vmi, err := c.localInstance(namespace, name)
-	if err != nil {
-		return err
-	}
-	if vmi.DeletionTimestamp != nil {
-		return &streamError{http.StatusConflict, "the instance is being deleted"}
-	}
-	if p := vmi.Status.Phase; p != v1.Running {
-		return &streamError{http.StatusConflict, fmt.Sprintf("the instance is %q, not Running", p)}
-	}
-	pod, err := c.launcherPod(vmi)
-	if err != nil {
-		return err
-	}
-	if pod == nil || pod.Status.Phase != corev1.PodRunning || pod.DeletionTimestamp != nil {
-		return &streamError{http.StatusConflict, "the instance's launcher pod is not running"}
-	}
-	key := namespace + "/" + name
-	if wait := c.gate.closed(key); wait > 0 {
-		return &streamError{http.StatusServiceUnavailable, fmt.Sprintf("the instance's launcher did not answer lately; try again in %s", wait.Round(time.Second))}
-	}
-	lv, err := c.opts.Dial(context.Background(), PrivateDir(c.opts.KubeletRoot, pod.UID))
-	if errors.Is(err, ErrSocketNotReady) {
-		return &streamError{http.StatusServiceUnavailable, err.Error()}
-	}
+	vmi, lv, err := c.dialRunning(namespace, name)
 	if err != nil {
 		return err
 	}
@@ -137,8 +118,42 @@ func (c *Controller) runLifecycle(namespace, name string, op handlerapi.Operatio
 	}
 	ev := lifecycleEvents[op]
 	c.recorder.Event(vmi, corev1.EventTypeNormal, ev[0], ev[1])
-	c.queue.Add(key)
+	c.queue.Add(namespace + "/" + name)
 	return nil
+}
+
+// dialRunning connects, for a request of virt-api, to the libvirtd of namespace/name's
+// launcher: only a Running instance of this node, through its own running launcher pod, and
+// not while the launcher is kept at a distance for not answering. The caller closes lv.
+func (c *Controller) dialRunning(namespace, name string) (*v1.VirtualMachineInstance, Libvirt, error) {
+	vmi, err := c.localInstance(namespace, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if vmi.DeletionTimestamp != nil {
+		return nil, nil, &streamError{http.StatusConflict, "the instance is being deleted"}
+	}
+	if p := vmi.Status.Phase; p != v1.Running {
+		return nil, nil, &streamError{http.StatusConflict, fmt.Sprintf("the instance is %q, not Running", p)}
+	}
+	pod, err := c.launcherPod(vmi)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pod == nil || pod.Status.Phase != corev1.PodRunning || pod.DeletionTimestamp != nil {
+		return nil, nil, &streamError{http.StatusConflict, "the instance's launcher pod is not running"}
+	}
+	if wait := c.gate.closed(namespace + "/" + name); wait > 0 {
+		return nil, nil, &streamError{http.StatusServiceUnavailable, fmt.Sprintf("the instance's launcher did not answer lately; try again in %s", wait.Round(time.Second))}
+	}
+	lv, err := c.opts.Dial(context.Background(), PrivateDir(c.opts.KubeletRoot, pod.UID))
+	if errors.Is(err, ErrSocketNotReady) {
+		return nil, nil, &streamError{http.StatusServiceUnavailable, err.Error()}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return vmi, lv, nil
 }
 
 func callLifecycle(lv Libvirt, op handlerapi.Operation, dom string) error {

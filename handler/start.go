@@ -138,19 +138,15 @@ func liveDomain(lv Libvirt, name string) (*libvirtxml.Domain, error) {
 
 // domainMACs maps each tap device of the domain to its NIC's MAC address, as libvirt chose it
 // when the spec named none.
-func domainMACs(lv Libvirt, name string) (map[string]string, error) {
-	d, err := liveDomain(lv, name)
-	if err != nil {
-		return nil, err
-	}
+func domainMACs(d *libvirtxml.Domain) map[string]string {
 	macs := map[string]string{}
 	if d.Devices == nil {
-		return macs, nil
+		return macs
 	}
 	for _, iface := range d.Devices.Interfaces {
 		if iface.Target != nil && iface.Target.Dev != "" && iface.MAC != nil && iface.MAC.Address != "" {
 			macs[iface.Target.Dev] = iface.MAC.Address
 		}
 	}
-	return macs, nil
+	return macs
 }

@@ -162,7 +162,8 @@ func interfaceStatus(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, macs map[s
 		if m, ok := macs[taps[iface.Name]]; ok {
 			mac = m
 		}
-		out = append(out, v1.VirtualMachineInstanceNetworkInterface{Name: iface.Name, IP: pod.Status.PodIP, IPs: ips, MAC: mac})
+		out = append(out, v1.VirtualMachineInstanceNetworkInterface{Name: iface.Name, IP: pod.Status.PodIP, IPs: ips, MAC: mac,
+			InfoSource: v1.InfoSourceDomain})
 	}
 	return out
 }

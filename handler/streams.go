@@ -70,6 +70,9 @@ func (s *StreamServer) routes() *http.ServeMux {
 	for _, op := range handlerapi.Operations {
 		mux.HandleFunc(handlerapi.LifecyclePattern(op), s.lifecycle(op))
 	}
+	for _, q := range handlerapi.Queries {
+		mux.HandleFunc(handlerapi.QueryPattern(q), s.guestQuery(q))
+	}
 	return mux
 }
 

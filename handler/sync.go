@@ -158,11 +158,24 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 	}
 	var macs map[string]string
 	if o.phase == v1.Running {
-		if macs, err = c.conns.macs(pod.UID, func() (map[string]string, error) { return domainMACs(lv, name) }); err != nil {
+		// Read once per connection: the MACs, and whether a guest agent is connected already
+		// (an adopted domain; for a new one libvirt's events say when it connects).
+		macs, err = c.conns.macs(pod.UID, func() (map[string]string, error) {
+			d, err := liveDomain(lv, name)
+			if err != nil {
+				return nil, err
+			}
+			c.conns.agentSeen(pod.UID, name, agentConnected(d))
+			return domainMACs(d), nil
+		})
+		if err != nil {
 			return err
 		}
 	}
 	applyOutcome(vmi, o, pod, macs, now)
+	if o.phase == v1.Running {
+		applyAgent(vmi, cached.Status.Interfaces, c.conns.agentView(pod.UID), now)
+	}
 	return c.updateStatus(ctx, cached, vmi)
 }
 

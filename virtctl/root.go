@@ -37,5 +37,6 @@ func NewRootCommand() *cobra.Command {
 		versionCommand(cl), createCommand(),
 	)
 	root.AddCommand(pauseCommands(cl)...)
+	root.AddCommand(guestAgentCommands(cl)...)
 	return root
 }

@@ -288,6 +288,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.VirtualMachineInstanceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceCondition"):
 		return &kubevirtv1.VirtualMachineInstanceConditionApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceGuestOSInfo"):
+		return &kubevirtv1.VirtualMachineInstanceGuestOSInfoApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceMigration"):
 		return &kubevirtv1.VirtualMachineInstanceMigrationApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("VirtualMachineInstanceMigrationCondition"):

@@ -24,9 +24,9 @@ const (
 	// AgentSocketRel is the guest agent's virtio-serial port: QEMU listens, libvirt connects.
 	// libvirt's own choice of path is longer than a socket path may be.
 	AgentSocketRel = "virt-agent0"
-	KernelRel       = "kernel-boot/kernel"
-	InitrdRel       = "kernel-boot/initrd"
-	disksRel        = "vmi-disks"
+	KernelRel      = "kernel-boot/kernel"
+	InitrdRel      = "kernel-boot/initrd"
+	disksRel       = "vmi-disks"
 
 	// File names in a volume's disk directory.
 	Qcow2DiskFile = "disk.qcow2" // a containerDisk's overlay (launcher/containerdisk)

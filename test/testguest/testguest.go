@@ -16,6 +16,10 @@ const (
 	Marker = "VMCTL-GUEST-READY"
 	// DiskImage is the same guest as a bootable raw disk (BIOS and UEFI) in a containerDisk.
 	DiskImage = "vmctl/testguest-disk:devel"
+	// AgentInitrdPath is the guest's initramfs that also runs QEMU's guest agent (qemu-ga).
+	AgentInitrdPath = "/boot/initrd-agent.img"
+	// AgentOSID is the os-release ID its agent reports.
+	AgentOSID = "vmctl-testguest"
 )
 
 // Spec boots the test guest with the given memory on the pod network (masquerade).
@@ -32,6 +36,12 @@ func Spec(hostname string, memory resource.Quantity) v1.VirtualMachineInstanceSp
 		},
 		Networks: []v1.Network{{Name: "default", NetworkSource: v1.NetworkSource{Pod: &v1.PodNetwork{}}}},
 	}
+}
+
+// WithAgent makes spec (of Spec) boot the initramfs that runs the guest agent.
+func WithAgent(spec v1.VirtualMachineInstanceSpec) v1.VirtualMachineInstanceSpec {
+	spec.Domain.Firmware.KernelBoot.Container.InitrdPath = AgentInitrdPath
+	return spec
 }
 
 // DiskSpec boots the test guest from its containerDisk by firmware (bootloader nil: BIOS,

@@ -34,6 +34,9 @@ var resources = []metav1.APIResource{
 	{Name: "virtualmachineinstances/unpause", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"update"}},
 	{Name: "virtualmachineinstances/softreboot", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"update"}},
 	{Name: "virtualmachineinstances/portforward", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"get"}},
+	{Name: "virtualmachineinstances/guestosinfo", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"get"}},
+	{Name: "virtualmachineinstances/userlist", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"get"}},
+	{Name: "virtualmachineinstances/filesystemlist", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"get"}},
 }
 
 // installDiscovery makes the group visible in /apis (both the legacy and the aggregated

@@ -41,6 +41,12 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.h.ServeInstance(w, r, info.Namespace, info.Name, handlerapi.Unpause)
 	case "virtualmachineinstances/softreboot":
 		rt.h.ServeInstance(w, r, info.Namespace, info.Name, handlerapi.SoftReboot)
+	case "virtualmachineinstances/guestosinfo":
+		rt.h.ServeGuestQuery(w, r, info.Namespace, info.Name, handlerapi.GuestOSInfo)
+	case "virtualmachineinstances/userlist":
+		rt.h.ServeGuestQuery(w, r, info.Namespace, info.Name, handlerapi.UserList)
+	case "virtualmachineinstances/filesystemlist":
+		rt.h.ServeGuestQuery(w, r, info.Namespace, info.Name, handlerapi.FileSystemList)
 	case "virtualmachineinstances/console":
 		rt.h.ServeConsole(w, r, info.Namespace, info.Name)
 	case "virtualmachineinstances/portforward", "virtualmachines/portforward":

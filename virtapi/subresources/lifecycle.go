@@ -2,6 +2,7 @@ package subresources
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -108,29 +109,44 @@ func hasCondition(vmi *v1.VirtualMachineInstance, t v1.VirtualMachineInstanceCon
 
 // putHandler sends PUT path to the virt-handler of vmi's node and waits for its answer.
 func (h *Handler) putHandler(r *http.Request, vmi *v1.VirtualMachineInstance, path string) error {
+	_, err := h.callHandler(r, vmi, http.MethodPut, path)
+	return err
+}
+
+// maxHandlerAnswer bounds what virt-api reads of a handler's answer: a guest agent's report
+// is a few KiB (package handler/guestagent bounds it).
+const maxHandlerAnswer = 1 << 20
+
+// callHandler sends method path to the virt-handler of vmi's node and returns its answer's
+// body once it is 200.
+func (h *Handler) callHandler(r *http.Request, vmi *v1.VirtualMachineInstance, method, path string) ([]byte, error) {
 	ip, err := h.handlerIP(r, vmi.Status.NodeName)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tlsConfig, err := h.handlerTLSConfig()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// One connection per operation: operations are rare, and a kept-alive connection to a
-	// handler pod that went away would fail the next one.
+	// One connection per call: calls are rare, and a kept-alive connection to a handler pod
+	// that went away would fail the next one.
 	client := &http.Client{Timeout: handlerCallTimeout, Transport: &http.Transport{TLSClientConfig: tlsConfig, DisableKeepAlives: true}}
 	u := url.URL{Scheme: "https", Host: net.JoinHostPort(ip, strconv.Itoa(h.handlerPort())), Path: path}
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodPut, u.String(), nil)
+	req, err := http.NewRequestWithContext(r.Context(), method, u.String(), nil)
 	if err != nil {
-		return apierrors.NewInternalError(err)
+		return nil, apierrors.NewInternalError(err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return handlerError(vmi.Name, nil, err)
+		return nil, handlerError(vmi.Name, nil, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return handlerError(vmi.Name, resp, nil)
+		return nil, handlerError(vmi.Name, resp, nil)
 	}
-	return nil
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxHandlerAnswer))
+	if err != nil {
+		return nil, handlerError(vmi.Name, nil, err)
+	}
+	return body, nil
 }

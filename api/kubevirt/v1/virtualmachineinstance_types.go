@@ -278,6 +278,8 @@ type VirtualMachineInstanceStatus struct {
 	PhaseTransitionTimestamps []VirtualMachineInstancePhaseTransitionTimestamp `json:"phaseTransitionTimestamps,omitempty"`
 	// Interfaces are the guest's network interfaces as seen from the pod.
 	Interfaces []VirtualMachineInstanceNetworkInterface `json:"interfaces,omitempty"`
+	// GuestOSInfo is the guest's operating system, as its agent last reported it.
+	GuestOSInfo VirtualMachineInstanceGuestOSInfo `json:"guestOSInfo,omitempty"`
 	// LauncherContainerImageVersion is the image of the launcher running this instance.
 	LauncherContainerImageVersion string `json:"launcherContainerImageVersion,omitempty"`
 	// ActivePods maps the UID of each launcher pod of this instance to its node.
@@ -351,4 +353,7 @@ type VirtualMachineInstanceNetworkInterface struct {
 	Name string `json:"name,omitempty"`
 	// InterfaceName is the interface's name inside the guest, where known.
 	InterfaceName string `json:"interfaceName,omitempty"`
+	// InfoSource says where the interface's data comes from: "domain", or "domain,
+	// guest-agent" once the guest's agent reported the interface too.
+	InfoSource string `json:"infoSource,omitempty"`
 }

@@ -50,6 +50,8 @@ func (b *bench) qemuCommand(hostname string) []string {
 		"-device", "pcie-root-port,port=8,chassis=1,id=pci.1,bus=pcie.0,multifunction=on,addr=0x1",
 		"-device", "pcie-root-port,port=9,chassis=2,id=pci.2,bus=pcie.0,addr=0x1.0x1",
 		"-device", "pcie-root-port,port=10,chassis=3,id=pci.3,bus=pcie.0,addr=0x1.0x2",
+		"-device", "pcie-root-port,port=11,chassis=4,id=pci.4,bus=pcie.0,addr=0x1.0x3",
+		"-device", "virtio-serial-pci,id=virtio-serial0,bus=pci.2,addr=0x0",
 		"-netdev", "user,id=hostnet0",
 		"-device", "virtio-net-pci,netdev=hostnet0,id=net0,bus=pci.1,addr=0x0",
 		// Appending, as libvirt's serial log does: the console sidecar truncates the file once it
@@ -59,7 +61,10 @@ func (b *bench) qemuCommand(hostname string) []string {
 		// marker by the kubelet).
 		"-chardev", "file,id=charserial0,path=" + layout.InPod(layout.ConsoleLogRel) + ",append=on",
 		"-device", "isa-serial,chardev=charserial0,id=serial0,index=0",
-		"-device", "virtio-balloon-pci,id=balloon0,bus=pci.2,addr=0x0",
+		// The guest agent's port, as on every domain (nothing listens in the floor's guest).
+		"-chardev", "socket,id=charchannel0,path=" + layout.InPod(layout.AgentSocketRel) + ",server=on,wait=off",
+		"-device", "virtserialport,bus=virtio-serial0.0,nr=1,chardev=charchannel0,id=channel0,name=org.qemu.guest_agent.0",
+		"-device", "virtio-balloon-pci,id=balloon0,bus=pci.3,addr=0x0",
 	}
 }
 

@@ -26,6 +26,9 @@ type VirtualMachineInstanceNetworkInterfaceApplyConfiguration struct {
 	Name *string `json:"name,omitempty"`
 	// InterfaceName is the interface's name inside the guest, where known.
 	InterfaceName *string `json:"interfaceName,omitempty"`
+	// InfoSource says where the interface's data comes from: "domain", or "domain,
+	// guest-agent" once the guest's agent reported the interface too.
+	InfoSource *string `json:"infoSource,omitempty"`
 }
 
 // VirtualMachineInstanceNetworkInterfaceApplyConfiguration constructs a declarative configuration of the VirtualMachineInstanceNetworkInterface type for use with
@@ -73,5 +76,13 @@ func (b *VirtualMachineInstanceNetworkInterfaceApplyConfiguration) WithName(valu
 // If called multiple times, the InterfaceName field is set to the value of the last call.
 func (b *VirtualMachineInstanceNetworkInterfaceApplyConfiguration) WithInterfaceName(value string) *VirtualMachineInstanceNetworkInterfaceApplyConfiguration {
 	b.InterfaceName = &value
+	return b
+}
+
+// WithInfoSource sets the InfoSource field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the InfoSource field is set to the value of the last call.
+func (b *VirtualMachineInstanceNetworkInterfaceApplyConfiguration) WithInfoSource(value string) *VirtualMachineInstanceNetworkInterfaceApplyConfiguration {
+	b.InfoSource = &value
 	return b
 }

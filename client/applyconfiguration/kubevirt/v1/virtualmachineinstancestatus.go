@@ -32,6 +32,8 @@ type VirtualMachineInstanceStatusApplyConfiguration struct {
 	PhaseTransitionTimestamps []VirtualMachineInstancePhaseTransitionTimestampApplyConfiguration `json:"phaseTransitionTimestamps,omitempty"`
 	// Interfaces are the guest's network interfaces as seen from the pod.
 	Interfaces []VirtualMachineInstanceNetworkInterfaceApplyConfiguration `json:"interfaces,omitempty"`
+	// GuestOSInfo is the guest's operating system, as its agent last reported it.
+	GuestOSInfo *VirtualMachineInstanceGuestOSInfoApplyConfiguration `json:"guestOSInfo,omitempty"`
 	// LauncherContainerImageVersion is the image of the launcher running this instance.
 	LauncherContainerImageVersion *string `json:"launcherContainerImageVersion,omitempty"`
 	// ActivePods maps the UID of each launcher pod of this instance to its node.
@@ -114,6 +116,14 @@ func (b *VirtualMachineInstanceStatusApplyConfiguration) WithInterfaces(values .
 		}
 		b.Interfaces = append(b.Interfaces, *values[i])
 	}
+	return b
+}
+
+// WithGuestOSInfo sets the GuestOSInfo field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the GuestOSInfo field is set to the value of the last call.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithGuestOSInfo(value *VirtualMachineInstanceGuestOSInfoApplyConfiguration) *VirtualMachineInstanceStatusApplyConfiguration {
+	b.GuestOSInfo = value
 	return b
 }
 

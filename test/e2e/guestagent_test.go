@@ -1,0 +1,75 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/test/e2e/framework"
+	"github.com/vmctl/vmctl/test/testguest"
+)
+
+// TestTheGuestAgentReportsTheGuest: a guest that runs QEMU's guest agent (qemu-ga) gets the
+// AgentConnected condition, its OS in status.guestOSInfo and its interfaces' names in the
+// guest, and answers virtctl guestosinfo, userlist and fslist, as in KubeVirt. A guest
+// without one is refused with KubeVirt's words.
+func TestTheGuestAgentReportsTheGuest(t *testing.T) {
+	f := framework.New(t)
+	withAgent := framework.TestGuestVM("agent", v1.RunStrategyAlways)
+	withAgent.Spec.Template.Spec = testguest.WithAgent(withAgent.Spec.Template.Spec)
+	f.CreateVM(withAgent)
+	f.CreateVM(framework.TestGuestVM("plain", v1.RunStrategyAlways))
+
+	var vmi *v1.VirtualMachineInstance
+	f.Eventually(bootTimeout, "VMI agent to have its guest agent connected", func(ctx context.Context) (bool, error) {
+		var err error
+		vmi, err = f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(ctx, "agent", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := vmi.Status.Condition(v1.VirtualMachineInstanceAgentConnected)
+		return c != nil && c.Status == corev1.ConditionTrue && vmi.Status.GuestOSInfo.ID != "", nil
+	})
+	if os := vmi.Status.GuestOSInfo; os.ID != testguest.AgentOSID || os.KernelRelease == "" || os.Machine != "x86_64" {
+		t.Errorf("status.guestOSInfo = %+v", os)
+	}
+	if len(vmi.Status.Interfaces) != 1 || vmi.Status.Interfaces[0].InterfaceName != "eth0" ||
+		vmi.Status.Interfaces[0].InfoSource != v1.InfoSourceDomainGuestAgent {
+		t.Errorf("status.interfaces = %+v, want eth0 from the domain and the guest agent", vmi.Status.Interfaces)
+	}
+
+	out, err := f.Virtctl("guestosinfo", "agent")
+	if err != nil {
+		t.Fatalf("virtctl guestosinfo: %v\n%s", err, out)
+	}
+	var info v1.VirtualMachineInstanceGuestAgentInfo
+	if err := json.Unmarshal([]byte(out), &info); err != nil {
+		t.Fatalf("virtctl guestosinfo printed %q: %v", out, err)
+	}
+	if info.Hostname != "agent" || info.OS.ID != testguest.AgentOSID || info.Timezone == "" {
+		t.Errorf("virtctl guestosinfo = %+v", info)
+	}
+	for _, cmd := range []string{"userlist", "fslist"} {
+		out, err := f.Virtctl(cmd, "agent")
+		var list struct{ Items []json.RawMessage }
+		if err != nil || json.Unmarshal([]byte(out), &list) != nil || list.Items == nil {
+			t.Errorf("virtctl %s: %v\n%s", cmd, err, out)
+		}
+	}
+
+	f.WaitVMIPhase("plain", v1.Running, bootTimeout)
+	out, err = f.Virtctl("guestosinfo", "plain")
+	if err == nil || !strings.Contains(out, "VMI does not have guest agent connected") {
+		t.Errorf("virtctl guestosinfo of a guest without an agent: %v\n%s", err, out)
+	}
+	if c := f.WaitVMIPhase("plain", v1.Running, bootTimeout).Status.Condition(v1.VirtualMachineInstanceAgentConnected); c != nil {
+		t.Errorf("a guest without an agent has %+v", c)
+	}
+}
