@@ -116,7 +116,7 @@ func rootCommand() *cobra.Command {
 		RunE: func(_ *cobra.Command, args []string) error {
 			return launcher.ProbeCapabilities(signalContext(), cfg, args[0])
 		},
-	}, &cobra.Command{
+	}, guestProbeCommand(cfg.PrivateDir), &cobra.Command{
 		Use:   "copy-file SRC DEST [SRC DEST]...",
 		Short: "Copy files (a kernelBoot kernel and initrd), creating each DEST's directory",
 		// Pairs, so one init container copies both kernelBoot files: its image may have
@@ -138,4 +138,24 @@ func rootCommand() *cobra.Command {
 		},
 	})
 	return root
+}
+
+// guestProbeCommand is the compute container's exec probe for KubeVirt's guestAgentPing and
+// exec probes (controller/vmi renders it).
+func guestProbeCommand(privateDir string) *cobra.Command {
+	var domain string
+	var timeout int
+	cmd := &cobra.Command{
+		Use:   "guest-probe --domain NAME [--timeout SECONDS] [-- COMMAND [ARG]...]",
+		Short: "Probe the guest through its agent: without COMMAND, ping the agent; with it, run COMMAND in the guest, which must exit 0",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if domain == "" || timeout < 1 {
+				return fmt.Errorf("--domain is required and --timeout must be at least 1")
+			}
+			return launcher.GuestProbe(signalContext(), privateDir, domain, args, time.Duration(timeout)*time.Second)
+		},
+	}
+	cmd.Flags().StringVar(&domain, "domain", "", "the domain (namespace_name)")
+	cmd.Flags().IntVar(&timeout, "timeout", 1, "seconds the probe may take")
+	return cmd
 }

@@ -2,6 +2,7 @@ package vmi
 
 import (
 	"maps"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -102,8 +103,8 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 				Resources:       launcherResources(vmi, cfg),
 				VolumeMounts:    computeMounts(vmi),
 				SecurityContext: containerSecurityContext(),
-				ReadinessProbe:  guestProbe(vmi.Spec.ReadinessProbe),
-				LivenessProbe:   guestProbe(vmi.Spec.LivenessProbe),
+				ReadinessProbe:  guestProbe(vmi, vmi.Spec.ReadinessProbe),
+				LivenessProbe:   guestProbe(vmi, vmi.Spec.LivenessProbe),
 				// A launcher that fails before its domain runs says why in its last log lines.
 				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 			}},
@@ -199,15 +200,18 @@ func boundedVCPUs(vmi *v1.VirtualMachineInstance) int64 {
 	return int64(min(vmi.Spec.Domain.VCPUs(), 1<<16))
 }
 
-// guestProbe is an instance's httpGet or tcpSocket probe as the compute container's: the
+// guestProbe is an instance's probe as the compute container's. httpGet and tcpSocket: the
 // kubelet probes the pod IP, which the masquerade binding forwards to the guest, as in
-// KubeVirt. A failed liveness probe ends the container, so the instance fails; readiness
-// is the pod's, which virt-handler folds into the instance's Ready condition.
-func guestProbe(p *v1.Probe) *corev1.Probe {
-	if p == nil || (p.HTTPGet == nil && p.TCPSocket == nil) {
+// KubeVirt. guestAgentPing and exec go through the guest agent: an exec probe of
+// `virt-launcher guest-probe` (launcher.GuestProbe), given the probe's timeout, which the
+// kubelet's exceeds by a second so the probe ends first. A failed liveness probe ends the
+// container, so the instance fails; readiness is the pod's, which virt-handler folds into
+// the instance's Ready condition.
+func guestProbe(vmi *v1.VirtualMachineInstance, p *v1.Probe) *corev1.Probe {
+	if p == nil {
 		return nil
 	}
-	return &corev1.Probe{
+	probe := &corev1.Probe{
 		ProbeHandler:        corev1.ProbeHandler{HTTPGet: p.HTTPGet.DeepCopy(), TCPSocket: p.TCPSocket.DeepCopy()},
 		InitialDelaySeconds: p.InitialDelaySeconds,
 		TimeoutSeconds:      p.TimeoutSeconds,
@@ -215,6 +219,20 @@ func guestProbe(p *v1.Probe) *corev1.Probe {
 		SuccessThreshold:    p.SuccessThreshold,
 		FailureThreshold:    p.FailureThreshold,
 	}
+	if p.GuestAgentPing == nil && p.Exec == nil {
+		if p.HTTPGet == nil && p.TCPSocket == nil {
+			return nil
+		}
+		return probe
+	}
+	timeout := max(p.TimeoutSeconds, 1)
+	cmd := []string{"/usr/bin/virt-launcher", "guest-probe", "--domain", layout.DomainName(vmi.Namespace, vmi.Name),
+		"--timeout", strconv.Itoa(int(timeout))}
+	if p.Exec != nil {
+		cmd = append(append(cmd, "--"), p.Exec.Command...)
+	}
+	probe.Exec, probe.TimeoutSeconds = &corev1.ExecAction{Command: cmd}, timeout+1
+	return probe
 }
 
 // topologySpread copies the instance's spread constraints to its pod, whose labels are the

@@ -48,6 +48,18 @@ func TestLauncherPodTakesTheInstancesPodFields(t *testing.T) {
 			want := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: probe.HTTPGet}, PeriodSeconds: 2}
 			return cmp.Diff([]*corev1.Probe{want, want}, []*corev1.Probe{c.ReadinessProbe, c.LivenessProbe})
 		}},
+		{"guest agent probes run virt-launcher guest-probe", func(v *v1.VirtualMachineInstance) {
+			v.Spec.ReadinessProbe = &v1.Probe{Handler: v1.Handler{GuestAgentPing: &v1.GuestAgentPing{}}, PeriodSeconds: 5}
+			v.Spec.LivenessProbe = &v1.Probe{Handler: v1.Handler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/healthy"}}}, TimeoutSeconds: 3}
+		}, func(p *corev1.Pod) string {
+			c := p.Spec.Containers[0]
+			probe := []string{"/usr/bin/virt-launcher", "guest-probe", "--domain", "ns_web", "--timeout"}
+			want := []*corev1.Probe{
+				{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: append(probe, "1")}}, PeriodSeconds: 5, TimeoutSeconds: 2},
+				{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: append(probe, "3", "--", "cat", "/tmp/healthy")}}, TimeoutSeconds: 4},
+			}
+			return cmp.Diff(want, []*corev1.Probe{c.ReadinessProbe, c.LivenessProbe})
+		}},
 		{"hugepages", func(v *v1.VirtualMachineInstance) {
 			v.Spec.Domain.Memory = &v1.Memory{Hugepages: &v1.Hugepages{PageSize: "2Mi"}}
 		}, func(p *corev1.Pod) string {

@@ -13,6 +13,7 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/test/e2e/framework"
+	"github.com/vmctl/vmctl/test/testguest"
 )
 
 // TestProbesReachTheGuestThroughThePod: as in KubeVirt, httpGet and tcpSocket probes are the
@@ -62,4 +63,49 @@ func TestProbesReachTheGuestThroughThePod(t *testing.T) {
 		}
 		return false, err
 	})
+}
+
+// TestProbesThroughTheGuestAgent: as in KubeVirt, a guestAgentPing probe passes once the
+// guest's agent answers, and an exec probe runs its command in the guest through the agent:
+// it passes when the command exits 0. A guest without an agent never gets Ready.
+func TestProbesThroughTheGuestAgent(t *testing.T) {
+	f := framework.New(t)
+	probed := func(name string, agent bool, ready *v1.Probe) {
+		spec := framework.TestGuestSpec(name)
+		if agent {
+			spec = testguest.WithAgent(spec)
+		}
+		spec.ReadinessProbe = ready
+		f.CreateVMI(&v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
+	}
+	ping := &v1.Probe{Handler: v1.Handler{GuestAgentPing: &v1.GuestAgentPing{}}, PeriodSeconds: 2, TimeoutSeconds: 5}
+	exec := func(cmd ...string) *v1.Probe {
+		return &v1.Probe{Handler: v1.Handler{Exec: &corev1.ExecAction{Command: cmd}}, PeriodSeconds: 2, TimeoutSeconds: 5}
+	}
+	probed("pinged", true, ping)
+	probed("served", true, exec("wget", "-q", "-O", "/dev/null", "http://127.0.0.1/"))
+	probed("failing", true, exec("cat", "/no/such/file"))
+	probed("agentless", false, ping)
+
+	readyIs := func(name string, want corev1.ConditionStatus) func(context.Context) (bool, error) {
+		return func(ctx context.Context) (bool, error) {
+			vmi, err := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(ctx, name, metav1.GetOptions{})
+			if err != nil || vmi.Status.Phase != v1.Running {
+				return false, err
+			}
+			c := vmi.Status.Condition(v1.VirtualMachineInstanceReady)
+			return c != nil && c.Status == want, nil
+		}
+	}
+	f.Eventually(bootTimeout, "pinged to be Ready", readyIs("pinged", corev1.ConditionTrue))
+	f.Eventually(bootTimeout, "served to be Ready", readyIs("served", corev1.ConditionTrue))
+	// Both booted as fast as these; their probes have had time to pass and did not.
+	f.WaitVMIPhase("failing", v1.Running, time.Minute)
+	f.WaitVMIPhase("agentless", v1.Running, time.Minute)
+	time.Sleep(10 * time.Second)
+	for _, name := range []string{"failing", "agentless"} {
+		if ok, _ := readyIs(name, corev1.ConditionFalse)(f.Context()); !ok {
+			t.Errorf("%s is Ready, or its Ready condition is not False", name)
+		}
+	}
 }

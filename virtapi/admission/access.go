@@ -6,8 +6,9 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
-// noGuestAgent is why what needs KubeVirt's guest agent channel is refused.
-const noGuestAgent = "needs the QEMU guest agent channel, which this platform does not provide"
+// noGuestAgent is why what writes through the guest agent is refused: vmctl reads the agent
+// (AgentConnected, guestOSInfo, probes) but sets no keys or passwords through it.
+const noGuestAgent = "through the QEMU guest agent is not offered by this platform"
 
 // firmware refuses what the node could only fail on: persistent EFI variables need a
 // backend-storage PVC, which this platform does not make.

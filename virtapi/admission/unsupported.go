@@ -15,7 +15,6 @@ const (
 	needsMultus       = "needs Multus (NetworkAttachmentDefinitions), which this cluster does not have; only the pod network is available"
 	needsSRIOV        = "needs SR-IOV devices and Multus, which this cluster does not have"
 	needsDevicePlugin = "needs a device plugin that offers this device, which this cluster does not have"
-	needsGuestAgent   = "needs the QEMU guest agent, which this platform does not run; use httpGet or tcpSocket"
 	needsCPUManager   = "needs dedicated CPUs (the kubelet's static CPU manager policy), which this platform does not configure"
 	removedBinding    = "was removed in KubeVirt 1.3; use masquerade or bridge"
 	needsBindingPlug  = "needs a network binding plugin, which this cluster does not have; use masquerade or bridge"
@@ -63,17 +62,6 @@ func unsupported(path *field.Path, spec *v1.VirtualMachineInstanceSpec) field.Er
 	for i, n := range spec.Networks {
 		if n.Multus != nil {
 			forbid(path.Child("networks").Index(i).Child("multus"), needsMultus)
-		}
-	}
-	for _, p := range []struct {
-		name  string
-		probe *v1.Probe
-	}{{"readinessProbe", spec.ReadinessProbe}, {"livenessProbe", spec.LivenessProbe}} {
-		if p.probe != nil && p.probe.Exec != nil {
-			forbid(path.Child(p.name, "exec"), needsGuestAgent)
-		}
-		if p.probe != nil && p.probe.GuestAgentPing != nil {
-			forbid(path.Child(p.name, "guestAgentPing"), needsGuestAgent)
 		}
 	}
 	if len(spec.ResourceClaims) > 0 {

@@ -39,10 +39,10 @@ func TestUnsupportedNamesTheMissingComponent(t *testing.T) {
 		{"dedicated cpus", "spec.domain.cpu.dedicatedCpuPlacement", "CPU manager", func(s *v1.VirtualMachineInstanceSpec) {
 			s.Domain.CPU = &v1.CPU{DedicatedCPUPlacement: true}
 		}},
-		{"exec probe", "spec.readinessProbe.exec", "guest agent", func(s *v1.VirtualMachineInstanceSpec) {
+		{"an exec probe runs through the guest agent", "", "", func(s *v1.VirtualMachineInstanceSpec) {
 			s.ReadinessProbe = &v1.Probe{Handler: v1.Handler{Exec: &k8sv1.ExecAction{Command: []string{"true"}}}}
 		}},
-		{"guest agent ping", "spec.livenessProbe.guestAgentPing", "guest agent", func(s *v1.VirtualMachineInstanceSpec) {
+		{"so does a guest agent ping", "", "", func(s *v1.VirtualMachineInstanceSpec) {
 			s.LivenessProbe = &v1.Probe{Handler: v1.Handler{GuestAgentPing: &v1.GuestAgentPing{}}}
 		}},
 		{"eviction by live migration is fine", "", "", func(s *v1.VirtualMachineInstanceSpec) {
