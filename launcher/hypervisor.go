@@ -101,3 +101,14 @@ func (c *libvirtConn) Destroy(name string) error {
 	}
 	return c.l.DomainDestroy(dom)
 }
+
+// setAuthorizedKeys replaces a user's authorized SSH keys in domain's guest through its agent.
+func (c *libvirtConn) setAuthorizedKeys(domain string) setKeys {
+	return func(user string, keys []string) error {
+		dom, err := c.l.DomainLookupByName(domain)
+		if err != nil {
+			return err
+		}
+		return c.l.DomainAuthorizedSshKeysSet(dom, user, keys, 0)
+	}
+}

@@ -42,6 +42,8 @@ type Config struct {
 	NetworkWait time.Duration
 	// SocketTimeout bounds the wait for libvirtd's socket.
 	SocketTimeout time.Duration
+	// AgentSSHKeys are set in the guest through its agent.
+	AgentSSHKeys []AgentKeys
 }
 
 // SocketPath is the pod's libvirt socket under the private directory.
@@ -111,5 +113,10 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		}
 	}
 
+	if len(cfg.AgentSSHKeys) > 0 {
+		keysCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		go propagateKeys(keysCtx, cfg.AgentSSHKeys, conn.setAuthorizedKeys(domain))
+	}
 	return watch(conn, watchConfig{Domain: domain, Grace: cfg.GracePeriod, StopWait: 10 * time.Second}, ctx.Done(), daemon.exited)
 }

@@ -60,6 +60,7 @@ func signalContext() context.Context {
 func rootCommand() *cobra.Command {
 	cfg := launcher.Config{}
 	var grace int64
+	var agentKeys []string
 	root := &cobra.Command{
 		Use:           "virt-launcher --name NAME --namespace NAMESPACE [flags]",
 		Short:         "Runs one VirtualMachineInstance's libvirtd and follows its domain",
@@ -71,6 +72,13 @@ func rootCommand() *cobra.Command {
 				return fmt.Errorf("--grace-period %d: must be 0 or more", grace)
 			}
 			cfg.GracePeriod = time.Duration(grace) * time.Second
+			for _, s := range agentKeys {
+				k, err := launcher.ParseAgentKeys(s)
+				if err != nil {
+					return err
+				}
+				cfg.AgentSSHKeys = append(cfg.AgentSSHKeys, k)
+			}
 			code, err := launcher.Run(signalContext(), cfg)
 			if err != nil {
 				code = 1
@@ -93,6 +101,7 @@ func rootCommand() *cobra.Command {
 	f.StringVar(&cfg.QEMUConf, "qemu-conf", "/etc/libvirt/qemu.conf", "libvirt's QEMU driver configuration, copied into the session daemon's XDG_CONFIG_HOME")
 	f.DurationVar(&cfg.NetworkWait, "network-timeout", 4*time.Minute, "how long virt-handler may take to plumb the pod network (masquerade)")
 	f.DurationVar(&cfg.SocketTimeout, "socket-timeout", time.Minute, "how long libvirtd may take to open its socket")
+	f.StringArrayVar(&agentKeys, "agent-ssh-keys", nil, "DIR:USER[,USER...]: set the SSH keys of the Secret mounted at DIR as each user's authorized keys through the guest agent (repeatable)")
 
 	root.AddCommand(&cobra.Command{
 		Use:   "hold-disk SRC DESTDIR",

@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -65,7 +66,19 @@ func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 			network = "bridge"
 		}
 	}
-	return append(args, "--network", network)
+	args = append(args, "--network", network)
+	// Keys set through the guest agent: the launcher reads them from the Secret's mount, which
+	// the kubelet keeps current, so an edited Secret reaches the guest.
+	secrets := v1.SecretsOf(&vmi.Spec)
+	for _, cred := range vmi.Spec.AccessCredentials {
+		k := cred.SSHPublicKey
+		if k == nil || k.Source.Secret == nil || k.PropagationMethod.QemuGuestAgent == nil || len(k.PropagationMethod.QemuGuestAgent.Users) == 0 {
+			continue
+		}
+		dir := path.Join(secretsDir, secretVolume(slices.Index(secrets, k.Source.Secret.SecretName)))
+		args = append(args, "--agent-ssh-keys", dir+":"+strings.Join(k.PropagationMethod.QemuGuestAgent.Users, ","))
+	}
+	return args
 }
 
 // podVolumes are the shared emptyDirs, every PVC the guest uses (its disk.img is the disk),
@@ -127,7 +140,7 @@ func computeMounts(vmi *v1.VirtualMachineInstance) []corev1.VolumeMount {
 		mounts = append(mounts, corev1.VolumeMount{Name: hugepagesVolume, MountPath: "/dev/hugepages"})
 	}
 	// The kubelet sets up only the volumes a container mounts; virt-handler reads these
-	// through the kubelet's directory, the launcher never.
+	// through the kubelet's directory, the launcher those whose keys go through the guest agent.
 	for i := range v1.SecretsOf(&vmi.Spec) {
 		mounts = append(mounts, corev1.VolumeMount{Name: secretVolume(i), MountPath: path.Join(secretsDir, secretVolume(i)), ReadOnly: true})
 	}

@@ -269,3 +269,33 @@ func TestLauncherPodMountsTheSecretsItsGuestReads(t *testing.T) {
 		t.Errorf("secret volumes %v, want %v once each", secrets, want)
 	}
 }
+
+// Keys propagated through the guest agent are the launcher's to set: it gets each Secret's
+// mount and the users.
+func TestLauncherSetsTheKeysTheGuestAgentPropagates(t *testing.T) {
+	key := func(secret string, m v1.SSHPublicKeyAccessCredentialPropagationMethod) v1.AccessCredential {
+		return v1.AccessCredential{SSHPublicKey: &v1.SSHPublicKeyAccessCredential{
+			Source:            v1.SSHPublicKeyAccessCredentialSource{Secret: &v1.AccessCredentialSecretSource{SecretName: secret}},
+			PropagationMethod: m}}
+	}
+	agent := func(users ...string) v1.SSHPublicKeyAccessCredentialPropagationMethod {
+		return v1.SSHPublicKeyAccessCredentialPropagationMethod{QemuGuestAgent: &v1.QemuGuestAgentSSHPublicKeyAccessCredentialPropagation{Users: users}}
+	}
+	vmi := &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"}, Spec: v1.VirtualMachineInstanceSpec{
+		AccessCredentials: []v1.AccessCredential{
+			key("seed", v1.SSHPublicKeyAccessCredentialPropagationMethod{NoCloud: &v1.NoCloudSSHPublicKeyAccessCredentialPropagation{}}),
+			key("ops", agent("root", "debian")),
+			key("dev", agent("dev")),
+		}}}
+	args := RenderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"}).Spec.Containers[0].Args
+	var got []string
+	for i, a := range args {
+		if a == "--agent-ssh-keys" {
+			got = append(got, args[i+1])
+		}
+	}
+	want := []string{"/var/run/kubevirt-secrets/secret-2:root,debian", "/var/run/kubevirt-secrets/secret-3:dev"}
+	if !slices.Equal(got, want) {
+		t.Errorf("--agent-ssh-keys %q, want %q", got, want)
+	}
+}

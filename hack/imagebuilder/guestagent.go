@@ -11,7 +11,8 @@ import (
 
 // The testguest's second initramfs, /boot/initrd-agent.img, is the first plus QEMU's guest
 // agent: Debian's qemu-ga with the shared libraries it loads and an /etc/os-release, so the
-// guest answers guest-get-osinfo and the like as a cloud image running qemu-guest-agent does.
+// guest answers guest-get-osinfo and the like as a cloud image running qemu-guest-agent does,
+// and root's /etc/passwd entry, so the agent can set root's SSH keys.
 // A separate file keeps the agent (about 3 MiB) out of every other test guest's boot.
 const (
 	guestAgentInitrdPath = "/boot/initrd-agent.img"
@@ -75,6 +76,10 @@ func (b *Builder) agentEntries() ([]cpioEntry, error) {
 		}
 		needed = append(needed, more...)
 	}
+	// root's entries, for the agent's calls that name a user (guest-ssh-add-authorized-keys).
+	entries = append(entries,
+		cpioEntry{Path: "etc/passwd", Mode: cpioRegular | 0o644, Data: []byte("root:x:0:0:root:/root:/bin/sh\n")},
+		cpioEntry{Path: "etc/group", Mode: cpioRegular | 0o644, Data: []byte("root:x:0:\n")})
 	return appendFile(entries, filepath.Join(b.Root, guestImageDir, guestOSRelease), "etc/os-release", 0o644)
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,4 +73,55 @@ func TestTheGuestAgentReportsTheGuest(t *testing.T) {
 	if c := f.WaitVMIPhase("plain", v1.Running, bootTimeout).Status.Condition(v1.VirtualMachineInstanceAgentConnected); c != nil {
 		t.Errorf("a guest without an agent has %+v", c)
 	}
+}
+
+// TestSSHKeysThroughTheGuestAgent: KubeVirt's qemuGuestAgent key propagation. The Secret's
+// keys become the named users' authorized keys in the guest, and an edit of the Secret
+// reaches the running guest. The guest shows it to an exec probe (through the agent too):
+// it is Ready once root's authorized_keys holds the second key.
+func TestSSHKeysThroughTheGuestAgent(t *testing.T) {
+	f := framework.New(t)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keys"},
+		StringData: map[string]string{"key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFirst first@e2e\n"}}
+	if _, err := f.Kube.CoreV1().Secrets(f.Namespace).Create(f.Context(), secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	spec := testguest.WithAgent(framework.TestGuestSpec("keyed"))
+	spec.AccessCredentials = []v1.AccessCredential{{SSHPublicKey: &v1.SSHPublicKeyAccessCredential{
+		Source: v1.SSHPublicKeyAccessCredentialSource{Secret: &v1.AccessCredentialSecretSource{SecretName: "keys"}},
+		PropagationMethod: v1.SSHPublicKeyAccessCredentialPropagationMethod{
+			QemuGuestAgent: &v1.QemuGuestAgentSSHPublicKeyAccessCredentialPropagation{Users: []string{"root"}}},
+	}}}
+	spec.ReadinessProbe = &v1.Probe{Handler: v1.Handler{Exec: &corev1.ExecAction{
+		Command: []string{"grep", "-q", "second@e2e", "/root/.ssh/authorized_keys"}}}, PeriodSeconds: 2, TimeoutSeconds: 5}
+	f.CreateVMI(&v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "keyed"}, Spec: spec})
+
+	ready := func(ctx context.Context) (bool, error) {
+		vmi, err := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(ctx, "keyed", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := vmi.Status.Condition(v1.VirtualMachineInstanceReady)
+		return c != nil && c.Status == corev1.ConditionTrue, nil
+	}
+	f.Eventually(bootTimeout, "keyed to have its guest agent connected", func(ctx context.Context) (bool, error) {
+		vmi, err := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(ctx, "keyed", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := vmi.Status.Condition(v1.VirtualMachineInstanceAgentConnected)
+		return c != nil && c.Status == corev1.ConditionTrue, nil
+	})
+	time.Sleep(15 * time.Second) // the first key is set meanwhile; the probe wants the second
+	if ok, _ := ready(f.Context()); ok {
+		t.Fatal("keyed is Ready before its Secret has the second key")
+	}
+
+	secret.StringData = map[string]string{"key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAISecond second@e2e\n"}
+	if _, err := f.Kube.CoreV1().Secrets(f.Namespace).Update(f.Context(), secret, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The kubelet refreshes the Secret's mount within its sync period (about a minute), the
+	// launcher reads it every 10 s.
+	f.Eventually(3*time.Minute, "keyed to be Ready with the edited Secret's key", ready)
 }

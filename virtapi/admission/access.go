@@ -1,13 +1,14 @@
 package admission
 
 import (
+	"regexp"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
-// noGuestAgent is why what writes through the guest agent is refused: vmctl reads the agent
-// (AgentConnected, guestOSInfo, probes) but sets no keys or passwords through it.
+// noGuestAgent is why passwords are refused: the guest agent sets SSH keys here, not passwords.
 const noGuestAgent = "through the QEMU guest agent is not offered by this platform"
 
 // firmware refuses what the node could only fail on: persistent EFI variables need a
@@ -28,8 +29,8 @@ func firmware(path *field.Path, fw *v1.Firmware) field.ErrorList {
 }
 
 // accessCredentials checks that every SSH key reaches the guest: from a Secret, through a
-// cloud-init volume of the kind its propagation names. Passwords and the guest agent are
-// refused.
+// cloud-init volume of the kind its propagation names, or through the guest agent to the
+// users it names. Passwords are refused.
 func accessCredentials(path *field.Path, spec *v1.VirtualMachineInstanceSpec) field.ErrorList {
 	var hasNoCloud, hasConfigDrive bool
 	for _, vol := range spec.Volumes {
@@ -55,8 +56,10 @@ func accessCredentials(path *field.Path, spec *v1.VirtualMachineInstanceSpec) fi
 		}
 		m, mp := k.PropagationMethod, kp.Child("propagationMethod")
 		switch {
+		case m.QemuGuestAgent != nil && (m.NoCloud != nil || m.ConfigDrive != nil):
+			errs = append(errs, field.Invalid(mp, "qemuGuestAgent and a cloud-init method", "set one propagation method"))
 		case m.QemuGuestAgent != nil:
-			errs = append(errs, field.Forbidden(mp.Child("qemuGuestAgent"), "key propagation "+noGuestAgent+"; use noCloud or configDrive"))
+			errs = append(errs, agentUsers(mp.Child("qemuGuestAgent", "users"), m.QemuGuestAgent.Users)...)
 		case m.NoCloud != nil && m.ConfigDrive != nil:
 			errs = append(errs, field.Invalid(mp, "noCloud and configDrive", "set one propagation method"))
 		case m.NoCloud != nil && !hasNoCloud:
@@ -64,7 +67,25 @@ func accessCredentials(path *field.Path, spec *v1.VirtualMachineInstanceSpec) fi
 		case m.ConfigDrive != nil && !hasConfigDrive:
 			errs = append(errs, field.Invalid(mp.Child("configDrive"), "configDrive", "needs a cloudInitConfigDrive volume to carry the keys"))
 		case m.NoCloud == nil && m.ConfigDrive == nil:
-			errs = append(errs, field.Required(mp, "set noCloud or configDrive"))
+			errs = append(errs, field.Required(mp, "set noCloud, configDrive or qemuGuestAgent"))
+		}
+	}
+	return errs
+}
+
+// userNameRE is a POSIX user name, as useradd takes it (and without the launcher's list
+// separators).
+var userNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
+
+// agentUsers checks the users whose keys the guest agent sets: at least one, each a user name.
+func agentUsers(p *field.Path, users []string) field.ErrorList {
+	if len(users) == 0 {
+		return field.ErrorList{field.Required(p, "name the guest users whose authorized keys the guest agent sets")}
+	}
+	var errs field.ErrorList
+	for i, u := range users {
+		if !userNameRE.MatchString(u) {
+			errs = append(errs, field.Invalid(p.Index(i), u, "must be a user name: lowercase letters, digits, '_', '.' or '-', starting with a letter or '_', at most 32 characters"))
 		}
 	}
 	return errs

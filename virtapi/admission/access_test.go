@@ -28,8 +28,16 @@ func TestAccessCredentialsAndFirmware(t *testing.T) {
 		{name: "configDrive keys without the volume", spec: v1.VirtualMachineInstanceSpec{Volumes: noCloudVolume,
 			AccessCredentials: key(v1.SSHPublicKeyAccessCredentialPropagationMethod{ConfigDrive: &v1.ConfigDriveSSHPublicKeyAccessCredentialPropagation{}})},
 			wantErr: "needs a cloudInitConfigDrive volume"},
-		{name: "guest agent", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: key(v1.SSHPublicKeyAccessCredentialPropagationMethod{QemuGuestAgent: &v1.QemuGuestAgentSSHPublicKeyAccessCredentialPropagation{}})},
-			wantErr: "qemuGuestAgent: Forbidden: key propagation through the QEMU guest agent is not offered"},
+		{name: "guest agent", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: key(v1.SSHPublicKeyAccessCredentialPropagationMethod{
+			QemuGuestAgent: &v1.QemuGuestAgentSSHPublicKeyAccessCredentialPropagation{Users: []string{"root", "debian"}}})}},
+		{name: "guest agent without users", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: key(v1.SSHPublicKeyAccessCredentialPropagationMethod{QemuGuestAgent: &v1.QemuGuestAgentSSHPublicKeyAccessCredentialPropagation{}})},
+			wantErr: "qemuGuestAgent.users: Required value"},
+		{name: "guest agent, a user name that is not one", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: key(v1.SSHPublicKeyAccessCredentialPropagationMethod{
+			QemuGuestAgent: &v1.QemuGuestAgentSSHPublicKeyAccessCredentialPropagation{Users: []string{"root", "a:b,c"}}})},
+			wantErr: `qemuGuestAgent.users[1]: Invalid value: "a:b,c": must be a user name`},
+		{name: "guest agent and noCloud", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: key(v1.SSHPublicKeyAccessCredentialPropagationMethod{
+			NoCloud: &v1.NoCloudSSHPublicKeyAccessCredentialPropagation{}, QemuGuestAgent: &v1.QemuGuestAgentSSHPublicKeyAccessCredentialPropagation{Users: []string{"root"}}})},
+			wantErr: "set one propagation method"},
 		{name: "no propagation", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: key(v1.SSHPublicKeyAccessCredentialPropagationMethod{})},
 			wantErr: "propagationMethod: Required value"},
 		{name: "passwords", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: []v1.AccessCredential{{UserPassword: &v1.UserPasswordAccessCredential{}}}},
