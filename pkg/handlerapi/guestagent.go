@@ -1,7 +1,5 @@
 package handlerapi
 
-import "fmt"
-
 // Query is a read of what the guest agent of an instance reports, which virt-api forwards to
 // the handler of the instance's node: a plain GET on the stream server, answered 200 with
 // KubeVirt's JSON (VirtualMachineInstanceGuestAgentInfo, ...GuestOSUserList,
@@ -20,10 +18,8 @@ var Queries = []Query{GuestOSInfo, UserList, FileSystemList}
 
 // QueryPath is the path of q on namespace/name on a handler.
 func QueryPath(namespace, name string, q Query) string {
-	return fmt.Sprintf("/v1/namespaces/%s/virtualmachineinstances/%s/%s", namespace, name, q)
+	return instancePath(namespace, name, string(q))
 }
 
 // QueryPattern is QueryPath as an http.ServeMux pattern.
-func QueryPattern(q Query) string {
-	return "GET /v1/namespaces/{namespace}/virtualmachineinstances/{name}/" + string(q)
-}
+func QueryPattern(q Query) string { return instancePattern("GET", string(q)) }

@@ -30,8 +30,16 @@ const (
 )
 
 // ConsolePath is the path of namespace/name's console on a handler.
-func ConsolePath(namespace, name string) string {
-	return fmt.Sprintf("/v1/namespaces/%s/virtualmachineinstances/%s/console", namespace, name)
+func ConsolePath(namespace, name string) string { return instancePath(namespace, name, "console") }
+
+// instancePath is the path of an instance's subresource sub on a handler (KubeVirt's paths).
+func instancePath(namespace, name, sub string) string {
+	return fmt.Sprintf("/v1/namespaces/%s/virtualmachineinstances/%s/%s", namespace, name, sub)
+}
+
+// instancePattern is instancePath as an http.ServeMux pattern for method.
+func instancePattern(method, sub string) string {
+	return method + " /v1/namespaces/{namespace}/virtualmachineinstances/{name}/" + sub
 }
 
 // ConsolePattern is ConsolePath as an http.ServeMux pattern.

@@ -1,7 +1,5 @@
 package handlerapi
 
-import "fmt"
-
 // Operation is a lifecycle operation virt-api asks of the handler of an instance's node: a
 // plain PUT (no websocket, empty body) on the stream server, answered 200 once libvirt did it,
 // or with the refusal's status (404, 409, 503) and a text/plain reason. The names are
@@ -23,10 +21,8 @@ var Operations = []Operation{Pause, Unpause, SoftReboot}
 
 // LifecyclePath is the path of op on namespace/name on a handler.
 func LifecyclePath(namespace, name string, op Operation) string {
-	return fmt.Sprintf("/v1/namespaces/%s/virtualmachineinstances/%s/%s", namespace, name, op)
+	return instancePath(namespace, name, string(op))
 }
 
 // LifecyclePattern is LifecyclePath as an http.ServeMux pattern.
-func LifecyclePattern(op Operation) string {
-	return "PUT /v1/namespaces/{namespace}/virtualmachineinstances/{name}/" + string(op)
-}
+func LifecyclePattern(op Operation) string { return instancePattern("PUT", string(op)) }
