@@ -14,13 +14,13 @@ import (
 // What the handler knows of a domain's guest agent lives with its launcher connection: libvirt
 // says when the agent connects or goes, and the handler then reads its report once, off the
 // sync workers. The guest runs the agent, so it decides how fast it answers and how often it
-// reconnects: reads are one at a time per domain, at least agentReadInterval apart, and a
-// worker never waits for one.
-const (
-	agentReadInterval = 5 * time.Second
-	// agentReadAttempts bounds the reads after a connect: a new agent may not answer at once.
-	agentReadAttempts = 5
-)
+// reconnects: reads are one at a time per domain, at least agentReadInterval apart, a worker
+// never waits for one, and the agent's comings and goings queue the instance (a status
+// write) at most once per agentReadInterval.
+var agentReadInterval = 5 * time.Second
+
+// agentReadAttempts bounds the reads after a connect: a new agent may not answer at once.
+const agentReadAttempts = 5
 
 // agentState is a domain's guest agent as the handler knows it.
 type agentState struct {
@@ -31,6 +31,9 @@ type agentState struct {
 	lastRead  time.Time
 	// gen counts connects: a report read before the latest one is not kept.
 	gen int
+	// lastQueued is when an agent change last queued the instance; queueing says one is due.
+	lastQueued time.Time
+	queueing   bool
 }
 
 // AgentView is what a sync reports of the agent: nothing when unknown.
@@ -53,7 +56,31 @@ func (cc *connCache) agentEvent(lc *launcherConn, domainName string, state libvi
 		cc.readAgent(lc, domainName)
 		return
 	}
-	cc.enqueue(lc.key)
+	cc.enqueueAgent(lc)
+}
+
+// enqueueAgent queues the instance for a change of its agent, at most once per
+// agentReadInterval: a guest that reconnects its agent in a loop costs the API a status write
+// per interval, not one per event.
+func (cc *connCache) enqueueAgent(lc *launcherConn) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.agent.queueing {
+		return
+	}
+	wait := time.Until(lc.agent.lastQueued.Add(agentReadInterval))
+	if wait <= 0 {
+		lc.agent.lastQueued = time.Now()
+		cc.enqueue(lc.key)
+		return
+	}
+	lc.agent.queueing = true
+	time.AfterFunc(wait, func() {
+		lc.mu.Lock()
+		lc.agent.queueing, lc.agent.lastQueued = false, time.Now()
+		lc.mu.Unlock()
+		cc.enqueue(lc.key)
+	})
 }
 
 // agentSeen records the agent's state read from the live domain XML, unless an event said
@@ -96,11 +123,11 @@ func (cc *connCache) readAgent(lc *launcherConn, domainName string) {
 	lc.agent.reading = true
 	lc.mu.Unlock()
 	go func() {
-		defer cc.enqueue(lc.key)
 		defer func() {
 			lc.mu.Lock()
 			lc.agent.reading = false
 			lc.mu.Unlock()
+			cc.enqueueAgent(lc)
 		}()
 		for failures := 0; failures < agentReadAttempts; {
 			lc.mu.Lock()

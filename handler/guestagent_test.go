@@ -40,7 +40,14 @@ func agentConnectedCondition(vmi *v1.VirtualMachineInstance) bool {
 	return c != nil && c.Status == corev1.ConditionTrue
 }
 
+// fastAgentReads lets the test see reads and queueing without the production pace.
+func fastAgentReads(t *testing.T) {
+	agentReadInterval = 10 * time.Millisecond
+	t.Cleanup(func() { agentReadInterval = 5 * time.Second })
+}
+
 func TestTheGuestAgentIsReported(t *testing.T) {
+	fastAgentReads(t)
 	f := runningWithAgentChannel(t, "")
 	f.sync()
 	f.observe()
@@ -91,6 +98,7 @@ func TestTheGuestAgentIsReported(t *testing.T) {
 // A handler that connects to a domain whose agent is already connected (it restarted) learns
 // it from the domain's XML.
 func TestAnAgentConnectedBeforeTheHandlerIsReported(t *testing.T) {
+	fastAgentReads(t)
 	f := runningWithAgentChannel(t, "connected")
 	f.sync()
 	f.observe()
@@ -98,6 +106,27 @@ func TestAnAgentConnectedBeforeTheHandlerIsReported(t *testing.T) {
 	f.sync()
 	if got := f.stored(); !agentConnectedCondition(got) || got.Status.GuestOSInfo.ID != "vmctl-testguest" {
 		t.Errorf("conditions %+v, guestOSInfo %+v", got.Status.Conditions, got.Status.GuestOSInfo)
+	}
+}
+
+// A guest whose agent comes and goes in a loop queues its instance once per interval.
+func TestAnAgentInALoopQueuesItsInstanceOncePerInterval(t *testing.T) {
+	f := runningWithAgentChannel(t, "")
+	f.sync()
+	f.observe()
+	for range 10 {
+		f.lv.events <- LifecycleEvent{Domain: domName, Agent: libvirt.ConnectDomainEventAgentLifecycleStateConnected}
+		f.lv.events <- LifecycleEvent{Domain: domName, Agent: libvirt.ConnectDomainEventAgentLifecycleStateDisconnected}
+	}
+	f.nextKey()
+	time.Sleep(100 * time.Millisecond)
+	if n := f.c.queue.Len(); n != 0 {
+		t.Errorf("%d more keys queued within the interval", n)
+	}
+	f.lv.mu.Lock()
+	defer f.lv.mu.Unlock()
+	if f.lv.guestN > 1 {
+		t.Errorf("%d reads within the interval, want at most one", f.lv.guestN)
 	}
 }
 
