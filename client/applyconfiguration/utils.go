@@ -126,6 +126,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.CPUApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("CPUFeature"):
 		return &kubevirtv1.CPUFeatureApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("CPUTopology"):
+		return &kubevirtv1.CPUTopologyApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("CustomBlockSize"):
 		return &kubevirtv1.CustomBlockSizeApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("DataVolumeSource"):
@@ -216,6 +218,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.MachineApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Memory"):
 		return &kubevirtv1.MemoryApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("MemoryStatus"):
+		return &kubevirtv1.MemoryStatusApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("MigrationConfiguration"):
 		return &kubevirtv1.MigrationConfigurationApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("MultusNetwork"):

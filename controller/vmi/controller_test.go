@@ -180,6 +180,32 @@ func TestSyncRecordsTheNode(t *testing.T) {
 	}
 }
 
+// The same write reports what the guest got, as KubeVirt's status does: the pod's QoS class,
+// the CPU topology and the memory.
+func TestSyncReportsTheGuestsResources(t *testing.T) {
+	vmi := newInstance()
+	vmi.Status.Phase = v1.Scheduling
+	vmi.Spec.Domain.CPU = &v1.CPU{Cores: 2}
+	vmi.Spec.Domain.Resources.Requests = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")}
+	pod := launcher(vmi, corev1.PodRunning, "node-a")
+	pod.Status.QOSClass = corev1.PodQOSBurstable
+	f := newFixture(t, vmi, pod)
+	if got, want := f.sync(), "update virtualmachineinstances/status"; got != want {
+		t.Fatalf("actions: %s, want %s", got, want)
+	}
+	s := f.stored().Status
+	want := resource.MustParse("256Mi")
+	if s.QOSClass == nil || *s.QOSClass != corev1.PodQOSBurstable {
+		t.Errorf("qosClass %v, want Burstable", s.QOSClass)
+	}
+	if s.CurrentCPUTopology == nil || *s.CurrentCPUTopology != (v1.CPUTopology{Sockets: 1, Cores: 2, Threads: 1}) {
+		t.Errorf("currentCPUTopology %+v, want 1 socket, 2 cores, 1 thread", s.CurrentCPUTopology)
+	}
+	if m := s.Memory; m == nil || m.GuestAtBoot.Cmp(want) != 0 || m.GuestCurrent.Cmp(want) != 0 || m.GuestRequested.Cmp(want) != 0 {
+		t.Errorf("memory %+v, want 256Mi each", m)
+	}
+}
+
 // A sync between the controller's status write and the watch event of it sees the instance as
 // it was before: it writes nothing (it would be refused with a conflict); the watch event's
 // sync writes what changed meanwhile.

@@ -231,6 +231,7 @@ func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualM
 	if len(active) == 0 {
 		s.ActivePods = nil
 	}
+	setGuestResources(vmi, pod)
 	for _, pc := range pod.Status.Conditions {
 		if pc.Type == corev1.PodScheduled {
 			setPodScheduled(s, pc, now)
@@ -283,4 +284,23 @@ func (c *Controller) schedulingHold(vmi *v1.VirtualMachineInstance, pod *corev1.
 		age = c.clock.Since(pod.CreationTimestamp.Time)
 	}
 	return max(SchedulingHold-age, 0)
+}
+
+// setGuestResources reports, as KubeVirt does, what the guest got: its launcher pod's QoS
+// class, its CPU topology and its memory (no hotplug here: at boot, now and requested are
+// the same). Set with the first status write that has a pod, so they cost no write of their
+// own.
+func setGuestResources(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) {
+	s := &vmi.Status
+	if q := pod.Status.QOSClass; q != "" {
+		s.QOSClass = &q
+	}
+	topology := v1.CPUTopology{Sockets: 1, Cores: 1, Threads: 1}
+	if c := vmi.Spec.Domain.CPU; c != nil {
+		topology = v1.CPUTopology{Sockets: max(c.Sockets, 1), Cores: max(c.Cores, 1), Threads: max(c.Threads, 1)}
+	}
+	s.CurrentCPUTopology = &topology
+	if m := guestMemory(vmi); !m.IsZero() {
+		s.Memory = &v1.MemoryStatus{GuestAtBoot: ptr.To(m.DeepCopy()), GuestCurrent: ptr.To(m.DeepCopy()), GuestRequested: ptr.To(m.DeepCopy())}
+	}
 }

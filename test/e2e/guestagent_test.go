@@ -46,6 +46,13 @@ func TestTheGuestAgentReportsTheGuest(t *testing.T) {
 		t.Errorf("status.interfaces = %+v, want eth0 from the domain and the guest agent", vmi.Status.Interfaces)
 	}
 
+	// What the guest got, as KubeVirt's status says it (no agent needed for these).
+	if s := vmi.Status; s.QOSClass == nil || *s.QOSClass != corev1.PodQOSBurstable ||
+		s.CurrentCPUTopology == nil || *s.CurrentCPUTopology != (v1.CPUTopology{Sockets: 1, Cores: 1, Threads: 1}) ||
+		s.Memory == nil || s.Memory.GuestAtBoot == nil || s.Memory.GuestAtBoot.String() != "128Mi" {
+		t.Errorf("qosClass %v, currentCPUTopology %+v, memory %+v", s.QOSClass, s.CurrentCPUTopology, s.Memory)
+	}
+
 	out, err := f.Virtctl("guestosinfo", "agent")
 	if err != nil {
 		t.Fatalf("virtctl guestosinfo: %v\n%s", err, out)

@@ -2,6 +2,7 @@ package v1
 
 import (
 	k8sv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -278,6 +279,12 @@ type VirtualMachineInstanceStatus struct {
 	PhaseTransitionTimestamps []VirtualMachineInstancePhaseTransitionTimestamp `json:"phaseTransitionTimestamps,omitempty"`
 	// Interfaces are the guest's network interfaces as seen from the pod.
 	Interfaces []VirtualMachineInstanceNetworkInterface `json:"interfaces,omitempty"`
+	// QOSClass is the launcher pod's quality of service class.
+	QOSClass *k8sv1.PodQOSClass `json:"qosClass,omitempty"`
+	// CurrentCPUTopology is the guest's CPU topology.
+	CurrentCPUTopology *CPUTopology `json:"currentCPUTopology,omitempty"`
+	// Memory is the guest's memory: at boot, now, and as requested.
+	Memory *MemoryStatus `json:"memory,omitempty"`
 	// GuestOSInfo is the guest's operating system, as its agent last reported it.
 	GuestOSInfo VirtualMachineInstanceGuestOSInfo `json:"guestOSInfo,omitempty"`
 	// LauncherContainerImageVersion is the image of the launcher running this instance.
@@ -356,4 +363,18 @@ type VirtualMachineInstanceNetworkInterface struct {
 	// InfoSource says where the interface's data comes from: "domain", or "domain,
 	// guest-agent" once the guest's agent reported the interface too.
 	InfoSource string `json:"infoSource,omitempty"`
+}
+
+// CPUTopology is a guest's sockets, cores per socket and threads per core.
+type CPUTopology struct {
+	Cores   uint32 `json:"cores,omitempty"`
+	Sockets uint32 `json:"sockets,omitempty"`
+	Threads uint32 `json:"threads,omitempty"`
+}
+
+// MemoryStatus is a guest's memory. Without memory hotplug the three are the same.
+type MemoryStatus struct {
+	GuestAtBoot    *resource.Quantity `json:"guestAtBoot,omitempty"`
+	GuestCurrent   *resource.Quantity `json:"guestCurrent,omitempty"`
+	GuestRequested *resource.Quantity `json:"guestRequested,omitempty"`
 }

@@ -14,6 +14,7 @@ package v1
 
 import (
 	kubevirtv1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	corev1 "k8s.io/api/core/v1"
 	types "k8s.io/apimachinery/pkg/types"
 )
 
@@ -32,6 +33,12 @@ type VirtualMachineInstanceStatusApplyConfiguration struct {
 	PhaseTransitionTimestamps []VirtualMachineInstancePhaseTransitionTimestampApplyConfiguration `json:"phaseTransitionTimestamps,omitempty"`
 	// Interfaces are the guest's network interfaces as seen from the pod.
 	Interfaces []VirtualMachineInstanceNetworkInterfaceApplyConfiguration `json:"interfaces,omitempty"`
+	// QOSClass is the launcher pod's quality of service class.
+	QOSClass *corev1.PodQOSClass `json:"qosClass,omitempty"`
+	// CurrentCPUTopology is the guest's CPU topology.
+	CurrentCPUTopology *CPUTopologyApplyConfiguration `json:"currentCPUTopology,omitempty"`
+	// Memory is the guest's memory: at boot, now, and as requested.
+	Memory *MemoryStatusApplyConfiguration `json:"memory,omitempty"`
 	// GuestOSInfo is the guest's operating system, as its agent last reported it.
 	GuestOSInfo *VirtualMachineInstanceGuestOSInfoApplyConfiguration `json:"guestOSInfo,omitempty"`
 	// LauncherContainerImageVersion is the image of the launcher running this instance.
@@ -116,6 +123,30 @@ func (b *VirtualMachineInstanceStatusApplyConfiguration) WithInterfaces(values .
 		}
 		b.Interfaces = append(b.Interfaces, *values[i])
 	}
+	return b
+}
+
+// WithQOSClass sets the QOSClass field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the QOSClass field is set to the value of the last call.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithQOSClass(value corev1.PodQOSClass) *VirtualMachineInstanceStatusApplyConfiguration {
+	b.QOSClass = &value
+	return b
+}
+
+// WithCurrentCPUTopology sets the CurrentCPUTopology field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the CurrentCPUTopology field is set to the value of the last call.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithCurrentCPUTopology(value *CPUTopologyApplyConfiguration) *VirtualMachineInstanceStatusApplyConfiguration {
+	b.CurrentCPUTopology = value
+	return b
+}
+
+// WithMemory sets the Memory field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Memory field is set to the value of the last call.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithMemory(value *MemoryStatusApplyConfiguration) *VirtualMachineInstanceStatusApplyConfiguration {
+	b.Memory = value
 	return b
 }
 
