@@ -18,6 +18,19 @@ import (
 // measured on this project's nodes.
 var LauncherOverhead = resource.MustParse("128Mi")
 
+// TPMOverhead is added for a guest with a TPM: swtpm beside QEMU (7 MiB measured) and, while
+// the domain starts, swtpm_setup manufacturing its state.
+var TPMOverhead = resource.MustParse("16Mi")
+
+// launcherOverhead is the launcher pod's memory beyond the guest's RAM.
+func launcherOverhead(vmi *v1.VirtualMachineInstance) resource.Quantity {
+	overhead := LauncherOverhead.DeepCopy()
+	if vmi.Spec.Domain.Devices.TPM.IsEnabled() {
+		overhead.Add(TPMOverhead)
+	}
+	return overhead
+}
+
 // launcherContainer is the launcher pod's main container, running virt-launcher.
 const launcherContainer = "compute"
 
@@ -129,7 +142,7 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 	}
 	memory := guestMemory(vmi)
 	if !r.OvercommitGuestOverhead {
-		memory.Add(LauncherOverhead)
+		memory.Add(launcherOverhead(vmi))
 	}
 	if size, ok := hugepageSize(vmi); ok {
 		// The guest's RAM comes from huge pages, so only the overhead is ordinary memory. A
@@ -137,7 +150,7 @@ func launcherResources(vmi *v1.VirtualMachineInstance, cfg PodConfig) corev1.Res
 		// instance's PodScheduled condition.
 		pages := corev1.ResourceName(corev1.ResourceHugePagesPrefix + size)
 		out.Requests[pages], out.Limits[pages] = guestMemory(vmi), guestMemory(vmi)
-		memory = LauncherOverhead.DeepCopy()
+		memory = launcherOverhead(vmi)
 	}
 	out.Requests[corev1.ResourceMemory] = memory
 	_, cpuRequested := out.Requests[corev1.ResourceCPU]

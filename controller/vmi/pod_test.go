@@ -64,6 +64,8 @@ func TestLauncherResources(t *testing.T) {
 		{"guest memory wins", v1.DomainSpec{Memory: &v1.Memory{Guest: ptr.To(mem("1Gi"))}}, "1152Mi", ""},
 		{"overcommitted overhead", v1.DomainSpec{Resources: v1.ResourceRequirements{OvercommitGuestOverhead: true, Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "256Mi", ""},
 		{"limit raised to hold the guest", v1.DomainSpec{Resources: v1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "384Mi", "384Mi"},
+		{"swtpm beside QEMU", v1.DomainSpec{Devices: v1.Devices{TPM: &v1.TPMDevice{}}, Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "400Mi", ""},
+		{"a disabled TPM", v1.DomainSpec{Devices: v1.Devices{TPM: &v1.TPMDevice{Enabled: ptr.To(false)}}, Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "384Mi", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

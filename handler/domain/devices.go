@@ -12,7 +12,7 @@ import (
 )
 
 // extraDevices are the devices besides disks, NICs and the console: the random number
-// generator, memory balloon, graphics, inputs and watchdog.
+// generator, memory balloon, graphics, inputs, the guest agent's channel, TPM and watchdog.
 func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 	devs := &c.vmi.Spec.Domain.Devices
 	if devs.Rng != nil {
@@ -52,6 +52,9 @@ func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 		d.Sounds = []libvirtxml.DomainSound{{Model: model}}
 	}
 	d.Channels = []libvirtxml.DomainChannel{c.agentChannel()}
+	if devs.TPM.IsEnabled() {
+		d.TPMs = []libvirtxml.DomainTPM{emulatedTPM()}
+	}
 	if w := devs.Watchdog; w != nil {
 		action := "reset"
 		if w.I6300ESB != nil && w.I6300ESB.Action != "" {
@@ -59,6 +62,16 @@ func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 		}
 		d.Watchdogs = []libvirtxml.DomainWatchdog{{Model: "i6300esb", Action: action}}
 	}
+}
+
+// emulatedTPM is KubeVirt's TPM 2.0 on the TIS interface, emulated by swtpm, which libvirt
+// manufactures (swtpm_setup, EK and platform certificates from a local CA under the pod's
+// private HOME) and starts beside QEMU. Its state lives as long as the domain: the domain is
+// transient, so libvirt removes it when the guest stops, as KubeVirt's non-persistent TPM.
+func emulatedTPM() libvirtxml.DomainTPM {
+	return libvirtxml.DomainTPM{Model: "tpm-tis", Backend: &libvirtxml.DomainTPMBackend{
+		Emulator: &libvirtxml.DomainTPMBackendEmulator{Version: "2.0"},
+	}}
 }
 
 // AgentChannel is the virtio-serial port a QEMU guest agent in the guest (qemu-ga) opens.

@@ -3,6 +3,8 @@
 package e2e
 
 import (
+	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -47,5 +49,46 @@ func TestUSBControllerOnlyForUSBInputs(t *testing.T) {
 				t.Errorf("%s: QEMU has %s: %s", name, dev, qemu)
 			}
 		}
+	}
+}
+
+// TestTheGuestHasAnEmulatedTPM: `devices.tpm: {}`, which KubeVirt's Windows examples and its
+// windows preference ask for, gives the guest a TPM 2.0 (swtpm, started by libvirt in the
+// launcher pod) that answers it: the guest reads PCR 0 from it. A live migration carries the
+// TPM's state to the other node: the guest reads the same PCR there.
+func TestTheGuestHasAnEmulatedTPM(t *testing.T) {
+	f := framework.New(t)
+	f.RealNodes(2)
+	spec := framework.TestGuestSpec("tpm")
+	spec.Domain.Devices.TPM = &v1.TPMDevice{}
+	f.CreateVMI(&v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "tpm"}, Spec: spec})
+	before := f.WaitVMIPhase("tpm", v1.Running, bootTimeout)
+
+	pod := f.LauncherPod(before)
+	pcrLine := regexp.MustCompile(`tpm0 TPM 2\.0 pcr-sha256/0=[0-9A-Fa-f]{64}`)
+	f.Eventually(3*time.Minute, "the guest to read PCR 0 from its TPM at boot", func(context.Context) (bool, error) {
+		return pcrLine.MatchString(f.Kubectl("logs", pod.Name, "-c", framework.GuestConsoleLog)), nil
+	})
+	if qemu := f.QEMUCommandLine("tpm"); !strings.Contains(qemu, `"driver":"tpm-tis"`) {
+		t.Errorf("QEMU has no tpm-tis device: %s", qemu)
+	}
+	pcr := guestCGI(t, f, before, "tpm")
+	if !regexp.MustCompile(`^[0-9A-Fa-f]{64}$`).MatchString(pcr) {
+		t.Fatalf("the guest reads PCR 0 as %q", pcr)
+	}
+
+	m := &v1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: "move-tpm"}, Spec: v1.VirtualMachineInstanceMigrationSpec{VMIName: "tpm"}}
+	if _, err := f.Virt.KubevirtV1().VirtualMachineInstanceMigrations(f.Namespace).Create(f.Context(), m, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitMigrationEnd(t, f, "tpm", 3*time.Minute); got.Status.Phase != v1.MigrationSucceeded {
+		t.Fatalf("migration %s %+v, want Succeeded", got.Status.Phase, got.Status.MigrationState)
+	}
+	after := f.WaitVMIPhase("tpm", v1.Running, time.Minute)
+	if after.Status.NodeName == before.Status.NodeName {
+		t.Fatalf("instance still on %s after its migration", after.Status.NodeName)
+	}
+	if got := guestCGI(t, f, after, "tpm"); got != pcr {
+		t.Fatalf("after the migration the guest reads PCR 0 as %q, was %q: the TPM's state stayed behind", got, pcr)
 	}
 }

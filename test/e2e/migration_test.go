@@ -275,19 +275,25 @@ func TestDrainLiveMigratesTheNodesVMs(t *testing.T) {
 // guestBoot is the boot ID the guest of a running instance reports on its pod IP.
 func guestBoot(t *testing.T, f *framework.Framework, vmi *v1.VirtualMachineInstance) string {
 	t.Helper()
-	var boot string
-	f.Eventually(time.Minute, "the boot ID of "+vmi.Name, func(ctx context.Context) (bool, error) {
+	boot, _, _ := strings.Cut(guestCGI(t, f, vmi, "uptime"), " ")
+	return boot
+}
+
+// guestCGI is what the test guest's /cgi-bin/<name> answers, fetched from its pod address,
+// trimmed.
+func guestCGI(t *testing.T, f *framework.Framework, vmi *v1.VirtualMachineInstance, name string) string {
+	t.Helper()
+	var body string
+	f.Eventually(time.Minute, name+" of "+vmi.Name, func(ctx context.Context) (bool, error) {
 		fresh, err := f.Virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).Get(ctx, vmi.Name, metav1.GetOptions{})
 		if err != nil || len(fresh.Status.Interfaces) == 0 {
 			return false, fmt.Errorf("no address yet: %v", err)
 		}
-		body, err := get(ctx, "http://"+fresh.Status.Interfaces[0].IP+"/cgi-bin/uptime")
-		if err == nil {
-			_, err = fmt.Sscan(body, &boot)
-		}
-		return err == nil, err
+		body, err = get(ctx, "http://"+fresh.Status.Interfaces[0].IP+"/cgi-bin/"+name)
+		body = strings.TrimSpace(body)
+		return err == nil && body != "", err
 	})
-	return boot
+	return body
 }
 
 // mostAtOnce is the largest number of spans running at one time: the most that contain the

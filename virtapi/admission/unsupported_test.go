@@ -52,7 +52,10 @@ func TestUnsupportedNamesTheMissingComponent(t *testing.T) {
 		{"lun", "spec.domain.devices.disks[0].lun", "block-mode", func(s *v1.VirtualMachineInstanceSpec) {
 			s.Domain.Devices.Disks = []v1.Disk{{Name: "l", DiskDevice: v1.DiskDevice{LUN: &v1.LunTarget{}}}}
 		}},
-		{"tpm", "spec.domain.devices.tpm", "TPM", func(s *v1.VirtualMachineInstanceSpec) { s.Domain.Devices.TPM = &v1.TPMDevice{} }},
+		{"tpm is emulated", "", "", func(s *v1.VirtualMachineInstanceSpec) { s.Domain.Devices.TPM = &v1.TPMDevice{} }},
+		{"persistent tpm", "spec.domain.devices.tpm.persistent", "vmStateStorageClass", func(s *v1.VirtualMachineInstanceSpec) {
+			s.Domain.Devices.TPM = &v1.TPMDevice{Persistent: ptr.To(true)}
+		}},
 		{"disabled tpm is fine", "", "", func(s *v1.VirtualMachineInstanceSpec) {
 			s.Domain.Devices.TPM = &v1.TPMDevice{Enabled: ptr.To(false)}
 		}},

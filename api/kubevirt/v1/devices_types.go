@@ -162,3 +162,6 @@ type TPMDevice struct {
 	// +optional
 	Persistent *bool `json:"persistent,omitempty"`
 }
+
+// IsEnabled reports whether the guest gets a TPM: `tpm: {}` means one, `enabled: false` none.
+func (t *TPMDevice) IsEnabled() bool { return t != nil && (t.Enabled == nil || *t.Enabled) }
