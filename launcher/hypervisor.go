@@ -103,12 +103,23 @@ func (c *libvirtConn) Destroy(name string) error {
 }
 
 // setAuthorizedKeys replaces a user's authorized SSH keys in domain's guest through its agent.
-func (c *libvirtConn) setAuthorizedKeys(domain string) setKeys {
+func (c *libvirtConn) setAuthorizedKeys(domain string) func(user string, keys []string) error {
 	return func(user string, keys []string) error {
 		dom, err := c.l.DomainLookupByName(domain)
 		if err != nil {
 			return err
 		}
 		return c.l.DomainAuthorizedSshKeysSet(dom, user, keys, 0)
+	}
+}
+
+// setUserPassword sets a user's password in domain's guest through its agent (chpasswd).
+func (c *libvirtConn) setUserPassword(domain string) func(user, password string) error {
+	return func(user, password string) error {
+		dom, err := c.l.DomainLookupByName(domain)
+		if err != nil {
+			return err
+		}
+		return c.l.DomainSetUserPassword(dom, libvirt.OptString{user}, libvirt.OptString{password}, 0)
 	}
 }

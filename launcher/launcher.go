@@ -44,6 +44,9 @@ type Config struct {
 	SocketTimeout time.Duration
 	// AgentSSHKeys are set in the guest through its agent.
 	AgentSSHKeys []AgentKeys
+	// AgentPasswords are the mounts of Secrets whose passwords (user name: password) are set
+	// in the guest through its agent.
+	AgentPasswords []string
 }
 
 // SocketPath is the pod's libvirt socket under the private directory.
@@ -113,10 +116,12 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		}
 	}
 
-	if len(cfg.AgentSSHKeys) > 0 {
-		keysCtx, stop := context.WithCancel(ctx)
+	creds := append(keyCredentials(cfg.AgentSSHKeys, conn.setAuthorizedKeys(domain)),
+		passwordCredentials(cfg.AgentPasswords, conn.setUserPassword(domain))...)
+	if len(creds) > 0 {
+		credsCtx, stop := context.WithCancel(ctx)
 		defer stop()
-		go propagateKeys(keysCtx, cfg.AgentSSHKeys, conn.setAuthorizedKeys(domain))
+		go propagateCredentials(credsCtx, creds)
 	}
 	return watch(conn, watchConfig{Domain: domain, Grace: cfg.GracePeriod, StopWait: 10 * time.Second}, ctx.Done(), daemon.exited)
 }

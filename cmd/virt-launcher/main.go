@@ -101,6 +101,7 @@ func rootCommand() *cobra.Command {
 	f.StringVar(&cfg.QEMUConf, "qemu-conf", "/etc/libvirt/qemu.conf", "libvirt's QEMU driver configuration, copied into the session daemon's XDG_CONFIG_HOME")
 	f.DurationVar(&cfg.NetworkWait, "network-timeout", 4*time.Minute, "how long virt-handler may take to plumb the pod network (masquerade)")
 	f.DurationVar(&cfg.SocketTimeout, "socket-timeout", time.Minute, "how long libvirtd may take to open its socket")
+	f.StringArrayVar(&cfg.AgentPasswords, "agent-passwords", nil, "DIR: set the passwords of the Secret mounted at DIR (each key a user name, its value the password) through the guest agent (repeatable)")
 	f.StringArrayVar(&agentKeys, "agent-ssh-keys", nil, "DIR:USER[,USER...]: set the SSH keys of the Secret mounted at DIR as each user's authorized keys through the guest agent (repeatable)")
 
 	root.AddCommand(&cobra.Command{

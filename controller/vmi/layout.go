@@ -67,16 +67,19 @@ func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 		}
 	}
 	args = append(args, "--network", network)
-	// Keys set through the guest agent: the launcher reads them from the Secret's mount, which
-	// the kubelet keeps current, so an edited Secret reaches the guest.
+	// Keys and passwords set through the guest agent: the launcher reads them from the
+	// Secret's mount, which the kubelet keeps current, so an edited Secret reaches the guest.
 	secrets := v1.SecretsOf(&vmi.Spec)
+	mount := func(secret string) string {
+		return path.Join(secretsDir, secretVolume(slices.Index(secrets, secret)))
+	}
 	for _, cred := range vmi.Spec.AccessCredentials {
-		k := cred.SSHPublicKey
-		if k == nil || k.Source.Secret == nil || k.PropagationMethod.QemuGuestAgent == nil || len(k.PropagationMethod.QemuGuestAgent.Users) == 0 {
-			continue
+		if k := cred.SSHPublicKey; k != nil && k.Source.Secret != nil && k.PropagationMethod.QemuGuestAgent != nil && len(k.PropagationMethod.QemuGuestAgent.Users) > 0 {
+			args = append(args, "--agent-ssh-keys", mount(k.Source.Secret.SecretName)+":"+strings.Join(k.PropagationMethod.QemuGuestAgent.Users, ","))
 		}
-		dir := path.Join(secretsDir, secretVolume(slices.Index(secrets, k.Source.Secret.SecretName)))
-		args = append(args, "--agent-ssh-keys", dir+":"+strings.Join(k.PropagationMethod.QemuGuestAgent.Users, ","))
+		if p := cred.UserPassword; p != nil && p.Source.Secret != nil && p.PropagationMethod.QemuGuestAgent != nil {
+			args = append(args, "--agent-passwords", mount(p.Source.Secret.SecretName))
+		}
 	}
 	return args
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -272,9 +273,9 @@ func TestLauncherPodMountsTheSecretsItsGuestReads(t *testing.T) {
 	}
 }
 
-// Keys propagated through the guest agent are the launcher's to set: it gets each Secret's
-// mount and the users.
-func TestLauncherSetsTheKeysTheGuestAgentPropagates(t *testing.T) {
+// Keys and passwords propagated through the guest agent are the launcher's to set: it gets
+// each Secret's mount (and the users a key is for).
+func TestLauncherSetsTheCredentialsTheGuestAgentPropagates(t *testing.T) {
 	key := func(secret string, m v1.SSHPublicKeyAccessCredentialPropagationMethod) v1.AccessCredential {
 		return v1.AccessCredential{SSHPublicKey: &v1.SSHPublicKeyAccessCredential{
 			Source:            v1.SSHPublicKeyAccessCredentialSource{Secret: &v1.AccessCredentialSecretSource{SecretName: secret}},
@@ -288,16 +289,22 @@ func TestLauncherSetsTheKeysTheGuestAgentPropagates(t *testing.T) {
 			key("seed", v1.SSHPublicKeyAccessCredentialPropagationMethod{NoCloud: &v1.NoCloudSSHPublicKeyAccessCredentialPropagation{}}),
 			key("ops", agent("root", "debian")),
 			key("dev", agent("dev")),
+			{UserPassword: &v1.UserPasswordAccessCredential{
+				Source:            v1.UserPasswordAccessCredentialSource{Secret: &v1.AccessCredentialSecretSource{SecretName: "ops"}},
+				PropagationMethod: v1.UserPasswordAccessCredentialPropagationMethod{QemuGuestAgent: &v1.QemuGuestAgentUserPasswordAccessCredentialPropagation{}}}},
 		}}}
 	args := RenderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"}).Spec.Containers[0].Args
-	var got []string
+	got := map[string][]string{}
 	for i, a := range args {
-		if a == "--agent-ssh-keys" {
-			got = append(got, args[i+1])
+		if a == "--agent-ssh-keys" || a == "--agent-passwords" {
+			got[a] = append(got[a], args[i+1])
 		}
 	}
-	want := []string{"/var/run/kubevirt-secrets/secret-2:root,debian", "/var/run/kubevirt-secrets/secret-3:dev"}
-	if !slices.Equal(got, want) {
-		t.Errorf("--agent-ssh-keys %q, want %q", got, want)
+	want := map[string][]string{
+		"--agent-ssh-keys":  {"/var/run/kubevirt-secrets/secret-2:root,debian", "/var/run/kubevirt-secrets/secret-3:dev"},
+		"--agent-passwords": {"/var/run/kubevirt-secrets/secret-2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("launcher args (-want +got):\n%s", diff)
 	}
 }

@@ -12,7 +12,8 @@ import (
 // The testguest's second initramfs, /boot/initrd-agent.img, is the first plus QEMU's guest
 // agent: Debian's qemu-ga with the shared libraries it loads and an /etc/os-release, so the
 // guest answers guest-get-osinfo and the like as a cloud image running qemu-guest-agent does,
-// and root's /etc/passwd entry, so the agent can set root's SSH keys.
+// root's /etc/passwd and /etc/shadow entries and a chpasswd, so the agent can set root's SSH
+// keys and password.
 // A separate file keeps the agent (about 3 MiB) out of every other test guest's boot.
 const (
 	guestAgentInitrdPath = "/boot/initrd-agent.img"
@@ -76,11 +77,28 @@ func (b *Builder) agentEntries() ([]cpioEntry, error) {
 		}
 		needed = append(needed, more...)
 	}
-	// root's entries, for the agent's calls that name a user (guest-ssh-add-authorized-keys).
+	// root's entries, for the agent's calls that name a user (guest-ssh-add-authorized-keys,
+	// guest-set-user-password), root without a password until one is set.
 	entries = append(entries,
 		cpioEntry{Path: "etc/passwd", Mode: cpioRegular | 0o644, Data: []byte("root:x:0:0:root:/root:/bin/sh\n")},
-		cpioEntry{Path: "etc/group", Mode: cpioRegular | 0o644, Data: []byte("root:x:0:\n")})
-	return appendFile(entries, filepath.Join(b.Root, guestImageDir, guestOSRelease), "etc/os-release", 0o644)
+		cpioEntry{Path: "etc/group", Mode: cpioRegular | 0o644, Data: []byte("root:x:0:\n")},
+		cpioEntry{Path: "etc/shadow", Mode: cpioRegular | 0o600, Data: []byte("root:*:20000:0:99999:7:::\n")})
+	dir := filepath.Join(b.Root, guestImageDir)
+	for _, f := range []struct {
+		local, path string
+		mode        uint32
+	}{
+		{guestOSRelease, "etc/os-release", 0o644},
+		// chpasswd, which busybox lacks and qemu-ga runs to set a password, and a page that
+		// checks one.
+		{"chpasswd", "usr/sbin/chpasswd", 0o755},
+		{"checkpw.cgi", "www/cgi-bin/checkpw", 0o755},
+	} {
+		if entries, err = appendFile(entries, filepath.Join(dir, f.local), f.path, f.mode); err != nil {
+			return nil, err
+		}
+	}
+	return entries, nil
 }
 
 func appendFile(entries []cpioEntry, local, p string, mode uint32) ([]cpioEntry, error) {

@@ -132,3 +132,45 @@ func TestSSHKeysThroughTheGuestAgent(t *testing.T) {
 	// launcher reads it every 10 s.
 	f.Eventually(3*time.Minute, "keyed to be Ready with the edited Secret's key", ready)
 }
+
+// TestPasswordsThroughTheGuestAgent: accessCredentials userPassword (KubeVirt's): each key of
+// the Secret is a user, its value the password, which the guest agent sets in the guest; an
+// edited Secret changes the password in the running guest.
+func TestPasswordsThroughTheGuestAgent(t *testing.T) {
+	f := framework.New(t)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "passwords"}, StringData: map[string]string{"root": "first-Pw1"}}
+	if _, err := f.Kube.CoreV1().Secrets(f.Namespace).Create(f.Context(), secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	spec := testguest.WithAgent(framework.TestGuestSpec("locked"))
+	spec.AccessCredentials = []v1.AccessCredential{{UserPassword: &v1.UserPasswordAccessCredential{
+		Source:            v1.UserPasswordAccessCredentialSource{Secret: &v1.AccessCredentialSecretSource{SecretName: "passwords"}},
+		PropagationMethod: v1.UserPasswordAccessCredentialPropagationMethod{QemuGuestAgent: &v1.QemuGuestAgentUserPasswordAccessCredentialPropagation{}},
+	}}}
+	f.CreateVMI(&v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "locked"}, Spec: spec})
+	vmi := f.WaitVMIPhase("locked", v1.Running, bootTimeout)
+
+	// The guest checks a password against its /etc/shadow as login would.
+	accepts := func(password string) func(context.Context) (bool, error) {
+		return func(ctx context.Context) (bool, error) {
+			fresh, err := f.Virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).Get(ctx, vmi.Name, metav1.GetOptions{})
+			if err != nil || len(fresh.Status.Interfaces) == 0 {
+				return false, err
+			}
+			body, err := get(ctx, "http://"+fresh.Status.Interfaces[0].IP+"/cgi-bin/checkpw?user=root&password="+password)
+			return strings.TrimSpace(body) == "ok", err
+		}
+	}
+	f.Eventually(bootTimeout, "the guest to take root's password from the Secret", accepts("first-Pw1"))
+
+	secret.StringData = map[string]string{"root": "second-Pw2"}
+	if _, err := f.Kube.CoreV1().Secrets(f.Namespace).Update(f.Context(), secret, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The kubelet refreshes the Secret's mount within its sync period (about a minute), the
+	// launcher reads it every 10 s.
+	f.Eventually(3*time.Minute, "the guest to take the edited Secret's password", accepts("second-Pw2"))
+	if ok, err := accepts("first-Pw1")(f.Context()); ok || err != nil {
+		t.Errorf("the guest still takes the first password (err %v)", err)
+	}
+}

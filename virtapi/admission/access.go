@@ -8,9 +8,6 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
-// noGuestAgent is why passwords are refused: the guest agent sets SSH keys here, not passwords.
-const noGuestAgent = "through the QEMU guest agent is not offered by this platform"
-
 // firmware refuses what the node could only fail on: persistent EFI variables need a
 // backend-storage PVC, which this platform does not make.
 func firmware(path *field.Path, fw *v1.Firmware) field.ErrorList {
@@ -30,7 +27,7 @@ func firmware(path *field.Path, fw *v1.Firmware) field.ErrorList {
 
 // accessCredentials checks that every SSH key reaches the guest: from a Secret, through a
 // cloud-init volume of the kind its propagation names, or through the guest agent to the
-// users it names. Passwords are refused.
+// users it names; and that passwords come from a Secret through the guest agent.
 func accessCredentials(path *field.Path, spec *v1.VirtualMachineInstanceSpec) field.ErrorList {
 	var hasNoCloud, hasConfigDrive bool
 	for _, vol := range spec.Volumes {
@@ -40,13 +37,19 @@ func accessCredentials(path *field.Path, spec *v1.VirtualMachineInstanceSpec) fi
 	var errs field.ErrorList
 	for i, cred := range spec.AccessCredentials {
 		p := path.Index(i)
-		if cred.UserPassword != nil {
-			errs = append(errs, field.Forbidden(p.Child("userPassword"), "password propagation "+noGuestAgent+"; use sshPublicKey with noCloud or configDrive"))
+		if pw := cred.UserPassword; pw != nil {
+			pp := p.Child("userPassword")
+			if pw.Source.Secret == nil {
+				errs = append(errs, field.Required(pp.Child("source", "secret"), "the passwords come from a Secret: each key a user name, its value the password"))
+			}
+			if pw.PropagationMethod.QemuGuestAgent == nil {
+				errs = append(errs, field.Required(pp.Child("propagationMethod", "qemuGuestAgent"), "passwords are set through the guest agent"))
+			}
 		}
 		k := cred.SSHPublicKey
 		if k == nil {
 			if cred.UserPassword == nil {
-				errs = append(errs, field.Required(p.Child("sshPublicKey"), "an access credential needs sshPublicKey"))
+				errs = append(errs, field.Required(p.Child("sshPublicKey"), "an access credential needs sshPublicKey or userPassword"))
 			}
 			continue
 		}

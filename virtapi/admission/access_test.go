@@ -40,8 +40,15 @@ func TestAccessCredentialsAndFirmware(t *testing.T) {
 			wantErr: "set one propagation method"},
 		{name: "no propagation", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: key(v1.SSHPublicKeyAccessCredentialPropagationMethod{})},
 			wantErr: "propagationMethod: Required value"},
-		{name: "passwords", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: []v1.AccessCredential{{UserPassword: &v1.UserPasswordAccessCredential{}}}},
-			wantErr: "userPassword: Forbidden: password propagation through the QEMU guest agent is not offered"},
+		{name: "passwords through the guest agent", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: []v1.AccessCredential{{UserPassword: &v1.UserPasswordAccessCredential{
+			Source:            v1.UserPasswordAccessCredentialSource{Secret: &v1.AccessCredentialSecretSource{SecretName: "pw"}},
+			PropagationMethod: v1.UserPasswordAccessCredentialPropagationMethod{QemuGuestAgent: &v1.QemuGuestAgentUserPasswordAccessCredentialPropagation{}}}}}}},
+		{name: "passwords from nowhere", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: []v1.AccessCredential{{UserPassword: &v1.UserPasswordAccessCredential{
+			PropagationMethod: v1.UserPasswordAccessCredentialPropagationMethod{QemuGuestAgent: &v1.QemuGuestAgentUserPasswordAccessCredentialPropagation{}}}}}},
+			wantErr: "userPassword.source.secret: Required value"},
+		{name: "passwords by no method", spec: v1.VirtualMachineInstanceSpec{AccessCredentials: []v1.AccessCredential{{UserPassword: &v1.UserPasswordAccessCredential{
+			Source: v1.UserPasswordAccessCredentialSource{Secret: &v1.AccessCredentialSecretSource{SecretName: "pw"}}}}}},
+			wantErr: "userPassword.propagationMethod.qemuGuestAgent: Required value"},
 		{name: "efi without secure boot", spec: v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{Firmware: &v1.Firmware{Bootloader: &v1.Bootloader{EFI: &v1.EFI{SecureBoot: ptr.To(false)}}}}}},
 		{name: "persistent efi", spec: v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{Firmware: &v1.Firmware{Bootloader: &v1.Bootloader{EFI: &v1.EFI{Persistent: ptr.To(true)}}}}},
 			wantErr: "spec.domain.firmware.bootloader.efi.persistent: Forbidden: persistent EFI variables need backend storage"},

@@ -7,7 +7,7 @@ import (
 )
 
 // SecretsOf names, once each in order of appearance, the Secrets the instance reads at boot:
-// cloud-init user and network data and SSH public keys.
+// cloud-init user and network data, SSH public keys and passwords.
 func SecretsOf(spec *VirtualMachineInstanceSpec) []string {
 	var names []string
 	add := func(name string) {
@@ -33,6 +33,9 @@ func SecretsOf(spec *VirtualMachineInstanceSpec) []string {
 	for _, cred := range spec.AccessCredentials {
 		if k := cred.SSHPublicKey; k != nil && k.Source.Secret != nil {
 			add(k.Source.Secret.SecretName)
+		}
+		if p := cred.UserPassword; p != nil && p.Source.Secret != nil {
+			add(p.Source.Secret.SecretName)
 		}
 	}
 	return names

@@ -124,8 +124,8 @@ type VirtualMachineInstanceSpec struct {
 type AccessCredential struct {
 	// +optional
 	SSHPublicKey *SSHPublicKeyAccessCredential `json:"sshPublicKey,omitempty"`
-	// UserPassword sets passwords through the guest agent, which this platform does not run:
-	// admission refuses it.
+	// UserPassword sets passwords through the guest agent: each key of the Secret is a user
+	// name, its value the password.
 	// +optional
 	UserPassword *UserPasswordAccessCredential `json:"userPassword,omitempty"`
 }

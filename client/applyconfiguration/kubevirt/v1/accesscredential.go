@@ -18,8 +18,8 @@ package v1
 // AccessCredential is one way into the guest: the public keys of a Secret.
 type AccessCredentialApplyConfiguration struct {
 	SSHPublicKey *SSHPublicKeyAccessCredentialApplyConfiguration `json:"sshPublicKey,omitempty"`
-	// UserPassword sets passwords through the guest agent, which this platform does not run:
-	// admission refuses it.
+	// UserPassword sets passwords through the guest agent: each key of the Secret is a user
+	// name, its value the password.
 	UserPassword *UserPasswordAccessCredentialApplyConfiguration `json:"userPassword,omitempty"`
 }
 

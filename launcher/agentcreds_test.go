@@ -76,26 +76,43 @@ func (r *recorder) count(user string) int {
 func TestPropagateKeysSetsEachUsersKeysOnceTheAgentAnswers(t *testing.T) {
 	keys := secretMount(t, map[string]string{"key": "ssh-ed25519 AAA me@x\n"})
 	empty := secretMount(t, nil)
-	agentKeysPoll = 50 * time.Millisecond
-	defer func() { agentKeysPoll = 10 * time.Second }()
 	r := &recorder{fails: 1, sets: map[string][][]string{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		propagateKeys(ctx, []AgentKeys{{Dir: keys, Users: []string{"root", "debian"}}, {Dir: empty, Users: []string{"nobody"}}}, r.set)
-	}()
-	// The first call fails (root); debian's passes at once, root's at the next poll.
-	deadline := time.Now().Add(5 * time.Second)
-	for r.count("root") == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	cancel()
-	<-done
+	propagateUntil(t, keyCredentials([]AgentKeys{{Dir: keys, Users: []string{"root", "debian"}}, {Dir: empty, Users: []string{"nobody"}}}, r.set),
+		func() bool { return r.count("root") > 0 && r.count("debian") > 0 })
+	// The first call fails (debian's, in name order); root's passes at once, debian's at the next poll.
 	if r.count("root") != 1 || r.count("debian") != 1 || !slices.Equal(r.sets["root"][0], []string{"ssh-ed25519 AAA me@x"}) {
 		t.Errorf("sets = %q", r.sets)
 	}
 	if r.count("nobody") != 0 {
 		t.Errorf("a Secret without keys wiped nobody's keys: %q", r.sets["nobody"])
 	}
+}
+
+func TestPropagatePasswordsSetsEachUsersPassword(t *testing.T) {
+	pws := secretMount(t, map[string]string{"root": "s3cret\n", "fedora": "pass word", "bad": "two\nlines", "empty": ""})
+	r := &recorder{sets: map[string][][]string{}}
+	creds := passwordCredentials([]string{pws, filepath.Join(t.TempDir(), "missing")}, func(user, pw string) error { return r.set(user, []string{pw}) })
+	propagateUntil(t, creds, func() bool { return r.count("root") > 0 && r.count("fedora") > 0 })
+	if got := r.sets; len(got) != 2 || got["root"][0][0] != "s3cret" || got["fedora"][0][0] != "pass word" {
+		t.Errorf("sets = %q; want root's (its final newline dropped) and fedora's, not the one with a line break or the empty one", got)
+	}
+}
+
+// propagateUntil runs propagateCredentials, polling fast, until done says so (5 s at most).
+func propagateUntil(t *testing.T, creds []agentCredential, done func() bool) {
+	t.Helper()
+	agentCredsPoll = 50 * time.Millisecond
+	defer func() { agentCredsPoll = 10 * time.Second }()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		propagateCredentials(ctx, creds)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for !done() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-stopped
 }
