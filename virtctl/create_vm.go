@@ -6,8 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/rand"
-	"sigs.k8s.io/yaml"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
@@ -15,7 +13,7 @@ import (
 // createCommand is `virtctl create`: manifests printed for kubectl apply, never sent.
 func createCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "create", Short: "Create a manifest (printed, not applied)"}
-	cmd.AddCommand(createVMCommand())
+	cmd.AddCommand(createVMCommand(), createInstancetypeCommand(), createPreferenceCommand())
 	return cmd
 }
 
@@ -45,12 +43,7 @@ func createVMCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out, err := yaml.Marshal(vm)
-			if err != nil {
-				return err
-			}
-			_, err = cmd.OutOrStdout().Write(out)
-			return err
+			return printManifest(cmd, vm)
 		},
 	}
 	f := cmd.Flags()
@@ -70,10 +63,7 @@ func createVMCommand() *cobra.Command {
 // vm is the VirtualMachine the options describe. Every volume gets a disk, so the manifest
 // runs as printed.
 func (o vmOptions) vm() (*v1.VirtualMachine, error) {
-	name := o.name
-	if name == "" {
-		name = "vm-" + rand.String(5)
-	}
+	name := nameOr(o.name, "vm")
 	strategy := v1.VirtualMachineRunStrategy(o.runStrategy)
 	switch strategy {
 	case v1.RunStrategyAlways, v1.RunStrategyManual, v1.RunStrategyHalted, v1.RunStrategyOnce, v1.RunStrategyRerunOnFailure:
