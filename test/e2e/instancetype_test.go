@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	itv1beta1 "github.com/vmctl/vmctl/api/instancetype/v1beta1"
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/test/e2e/framework"
 	"github.com/vmctl/vmctl/test/testguest"
@@ -75,14 +74,17 @@ func TestInstancetypes(t *testing.T) {
 		t.Errorf("annotations %v, want kubevirt.io/cluster-instancetype-name=u1.small", vmi.Annotations)
 	}
 
-	// A namespaced instance type of 2 vCPUs and 256Mi, pinned, then grown.
+	// A namespaced instance type of 2 vCPUs and 256Mi (virtctl create instancetype), pinned,
+	// then grown.
+	manifest, err := f.VirtctlStdout("create", "instancetype", "--namespaced", "--name", "e2e-small", "--cpu", "2", "--memory", "256Mi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := f.KubectlAs(f.Kubeconfig, manifest, "apply", "-f", "-"); err != nil {
+		t.Fatalf("kubectl apply:\n%s\n%s: %v", manifest, out, err)
+	}
 	types := f.Virt.InstancetypeV1beta1().VirtualMachineInstancetypes(f.Namespace)
-	it, err := types.Create(f.Context(), &itv1beta1.VirtualMachineInstancetype{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-small"},
-		Spec: itv1beta1.VirtualMachineInstancetypeSpec{
-			CPU: itv1beta1.CPUInstancetype{Guest: 2}, Memory: itv1beta1.MemoryInstancetype{Guest: resource.MustParse("256Mi")},
-		},
-	}, metav1.CreateOptions{})
+	it, err := types.Get(f.Context(), "e2e-small", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
