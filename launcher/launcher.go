@@ -42,6 +42,8 @@ type Config struct {
 	NetworkWait time.Duration
 	// SocketTimeout bounds the wait for libvirtd's socket.
 	SocketTimeout time.Duration
+	// DHCPOptions are the pod interface's extra DHCP options.
+	DHCPOptions network.Options
 	// AgentSSHKeys are set in the guest through its agent.
 	AgentSSHKeys []AgentKeys
 	// AgentPasswords are the mounts of Secrets whose passwords (user name: password) are set
@@ -99,6 +101,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 			hostname = cfg.Name
 		}
 		netCfg := network.DefaultConfig(hostname, cfg.NetworkWait)
+		netCfg.Options = cfg.DHCPOptions
 		if cfg.Network == NetworkBridge {
 			netCfg.LeaseFile = filepath.Join(cfg.PrivateDir, layout.GuestLeaseRel)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/vmctl/vmctl/launcher/containerdisk"
 	"github.com/vmctl/vmctl/launcher/diskcopy"
 	"github.com/vmctl/vmctl/launcher/layout"
+	"github.com/vmctl/vmctl/launcher/network"
 )
 
 // pkg/component is not used here: its health server pulls Prometheus and apimachinery into
@@ -60,7 +61,8 @@ func signalContext() context.Context {
 func rootCommand() *cobra.Command {
 	cfg := launcher.Config{}
 	var grace int64
-	var agentKeys []string
+	var agentKeys, ntpServers, privateOptions []string
+	var bootFile, tftpServer string
 	root := &cobra.Command{
 		Use:           "virt-launcher --name NAME --namespace NAMESPACE [flags]",
 		Short:         "Runs one VirtualMachineInstance's libvirtd and follows its domain",
@@ -78,6 +80,10 @@ func rootCommand() *cobra.Command {
 					return err
 				}
 				cfg.AgentSSHKeys = append(cfg.AgentSSHKeys, k)
+			}
+			var err error
+			if cfg.DHCPOptions, err = network.ParseOptions(bootFile, tftpServer, ntpServers, privateOptions); err != nil {
+				return err
 			}
 			code, err := launcher.Run(signalContext(), cfg)
 			if err != nil {
@@ -101,6 +107,10 @@ func rootCommand() *cobra.Command {
 	f.StringVar(&cfg.QEMUConf, "qemu-conf", "/etc/libvirt/qemu.conf", "libvirt's QEMU driver configuration, copied into the session daemon's XDG_CONFIG_HOME")
 	f.DurationVar(&cfg.NetworkWait, "network-timeout", 4*time.Minute, "how long virt-handler may take to plumb the pod network (masquerade)")
 	f.DurationVar(&cfg.SocketTimeout, "socket-timeout", time.Minute, "how long libvirtd may take to open its socket")
+	f.StringVar(&bootFile, "dhcp-boot-file-name", "", "DHCP option 67 for the guest")
+	f.StringVar(&tftpServer, "dhcp-tftp-server-name", "", "DHCP option 66 for the guest")
+	f.StringArrayVar(&ntpServers, "dhcp-ntp-server", nil, "an IPv4 address for DHCP option 42 (repeatable)")
+	f.StringArrayVar(&privateOptions, "dhcp-private-option", nil, "CODE=VALUE: private DHCP option CODE (224 to 254) for the guest (repeatable)")
 	f.StringArrayVar(&cfg.AgentPasswords, "agent-passwords", nil, "DIR: set the passwords of the Secret mounted at DIR (each key a user name, its value the password) through the guest agent (repeatable)")
 	f.StringArrayVar(&agentKeys, "agent-ssh-keys", nil, "DIR:USER[,USER...]: set the SSH keys of the Secret mounted at DIR as each user's authorized keys through the guest agent (repeatable)")
 

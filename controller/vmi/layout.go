@@ -65,6 +65,7 @@ func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 		if vmi.Spec.BridgeBound() {
 			network = "bridge"
 		}
+		args = append(args, dhcpArgs(vmi.Spec.Domain.Devices.Interfaces[0].DHCPOptions)...)
 	}
 	args = append(args, "--network", network)
 	// Keys and passwords set through the guest agent: the launcher reads them from the
@@ -80,6 +81,28 @@ func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 		if p := cred.UserPassword; p != nil && p.Source.Secret != nil && p.PropagationMethod.QemuGuestAgent != nil {
 			args = append(args, "--agent-passwords", mount(p.Source.Secret.SecretName))
 		}
+	}
+	return args
+}
+
+// dhcpArgs hand the pod interface's dhcpOptions to the launcher, whose DHCP server puts them
+// in the guest's lease.
+func dhcpArgs(o *v1.DHCPOptions) []string {
+	if o == nil {
+		return nil
+	}
+	var args []string
+	if o.BootFileName != "" {
+		args = append(args, "--dhcp-boot-file-name", o.BootFileName)
+	}
+	if o.TFTPServerName != "" {
+		args = append(args, "--dhcp-tftp-server-name", o.TFTPServerName)
+	}
+	for _, s := range o.NTPServers {
+		args = append(args, "--dhcp-ntp-server", s)
+	}
+	for _, p := range o.PrivateOptions {
+		args = append(args, "--dhcp-private-option", fmt.Sprintf("%d=%s", p.Option, p.Value))
 	}
 	return args
 }

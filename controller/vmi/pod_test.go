@@ -2,6 +2,7 @@ package vmi
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -306,5 +307,21 @@ func TestLauncherSetsTheCredentialsTheGuestAgentPropagates(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("launcher args (-want +got):\n%s", diff)
+	}
+}
+
+// The pod interface's dhcpOptions reach the launcher, whose DHCP server hands them out.
+func TestLauncherGetsTheInterfacesDHCPOptions(t *testing.T) {
+	vmi := &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"}, Spec: v1.VirtualMachineInstanceSpec{
+		Domain: v1.DomainSpec{Devices: v1.Devices{Interfaces: []v1.Interface{{Name: "default",
+			InterfaceBindingMethod: v1.InterfaceBindingMethod{Masquerade: &v1.InterfaceMasquerade{}},
+			DHCPOptions: &v1.DHCPOptions{BootFileName: "pxelinux.0", TFTPServerName: "tftp", NTPServers: []string{"10.0.0.1", "10.0.0.2"},
+				PrivateOptions: []v1.DHCPPrivateOptions{{Option: 240, Value: "extra"}}}}}}},
+		Networks: []v1.Network{{Name: "default", NetworkSource: v1.NetworkSource{Pod: &v1.PodNetwork{}}}},
+	}}
+	args := strings.Join(RenderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"}).Spec.Containers[0].Args, " ")
+	want := "--dhcp-boot-file-name pxelinux.0 --dhcp-tftp-server-name tftp --dhcp-ntp-server 10.0.0.1 --dhcp-ntp-server 10.0.0.2 --dhcp-private-option 240=extra --network masquerade"
+	if !strings.Contains(args, want) {
+		t.Errorf("launcher args %q, want %q", args, want)
 	}
 }

@@ -24,6 +24,7 @@ type lease struct {
 	DNS      resolver
 	Hostname string
 	MTU      int
+	Options  Options
 }
 
 // reply answers one client message; nil means no answer. The server has a single address
@@ -79,6 +80,7 @@ func reply(req *dhcpv4.DHCPv4, l lease) (*dhcpv4.DHCPv4, error) {
 			binary.BigEndian.PutUint16(mtu, uint16(l.MTU))
 			mods = append(mods, dhcpv4.WithGeneric(dhcpv4.OptionInterfaceMTU, mtu))
 		}
+		mods = append(mods, l.Options.modifiers()...)
 	}
 	return dhcpv4.NewReplyFromRequest(req, mods...)
 }

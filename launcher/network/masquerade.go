@@ -31,6 +31,8 @@ type Config struct {
 	// LeaseFile, for the bridge binding, is the pod's address virt-handler kept for the
 	// guest (layout.GuestLeaseRel); empty for masquerade.
 	LeaseFile string
+	// Options are the interface's extra DHCP options.
+	Options Options
 }
 
 // DefaultConfig is a launcher pod's configuration for the given hostname.
@@ -64,7 +66,7 @@ func ServeGuest(ctx context.Context, cfg Config) (*Masquerade, error) {
 	// large packets.
 	mtu := bridge.Attrs().MTU
 	gateway := layout.Gateway()
-	ls := lease{Server: gateway.IP, Router: gateway.IP, Guest: layout.GuestIP(), Mask: gateway.Mask, DNS: dns, Hostname: cfg.Hostname, MTU: mtu}
+	ls := lease{Server: gateway.IP, Router: gateway.IP, Guest: layout.GuestIP(), Mask: gateway.Mask, DNS: dns, Hostname: cfg.Hostname, MTU: mtu, Options: cfg.Options}
 	if cfg.LeaseFile != "" {
 		if ls, err = bridgeLease(cfg.LeaseFile, ls); err != nil {
 			return nil, err

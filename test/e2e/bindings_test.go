@@ -62,3 +62,28 @@ func TestMasqueradePortsLimitWhatReachesTheGuest(t *testing.T) {
 		t.Errorf("port 8080, not listed, reached the guest")
 	}
 }
+
+// TestDHCPOptionsReachTheGuest: an interface's dhcpOptions (KubeVirt's) are in the lease the
+// guest gets, on both bindings: boot file, TFTP server, NTP servers and private options.
+func TestDHCPOptionsReachTheGuest(t *testing.T) {
+	f := framework.New(t)
+	options := &v1.DHCPOptions{BootFileName: "pxelinux.0", TFTPServerName: "tftp.example", NTPServers: []string{"10.96.0.123", "10.96.0.124"},
+		PrivateOptions: []v1.DHCPPrivateOptions{{Option: 240, Value: "extra"}}}
+	for name, binding := range map[string]v1.InterfaceBindingMethod{
+		"masq":   {Masquerade: &v1.InterfaceMasquerade{}},
+		"bridge": {Bridge: &v1.InterfaceBridge{}},
+	} {
+		spec := framework.TestGuestSpec(name)
+		spec.Domain.Devices.Interfaces[0].InterfaceBindingMethod = binding
+		spec.Domain.Devices.Interfaces[0].DHCPOptions = options
+		f.CreateVMI(&v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
+	}
+	// udhcpc passes an option it has no name for as opt<code>=<hex>: "extra" is 6578747261.
+	want := "dhcp options bootfile=pxelinux.0 tftp=tftp.example ntpsrv=10.96.0.123 10.96.0.124 opt240=6578747261"
+	for _, name := range []string{"masq", "bridge"} {
+		pod := f.LauncherPod(f.WaitVMIPhase(name, v1.Running, 3*time.Minute))
+		f.Eventually(2*time.Minute, name+": the guest's lease to have the options", func(context.Context) (bool, error) {
+			return strings.Contains(f.Kubectl("logs", pod.Name, "-c", framework.GuestConsoleLog), want), nil
+		})
+	}
+}

@@ -105,9 +105,7 @@ func unsupportedDevices(path *field.Path, devs *v1.Devices) field.ErrorList {
 	}
 	for i, iface := range devs.Interfaces {
 		p := path.Child("interfaces").Index(i)
-		if iface.DHCPOptions != nil {
-			forbid(p.Child("dhcpOptions"), "extra DHCP options are not supported yet")
-		}
+		errs = append(errs, dhcpOptions(p.Child("dhcpOptions"), iface.DHCPOptions)...)
 		if iface.State == "absent" {
 			forbid(p.Child("state"), "interface hot-unplug "+notOnThisNode)
 		}
