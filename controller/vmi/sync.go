@@ -295,10 +295,7 @@ func setGuestResources(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) {
 	if q := pod.Status.QOSClass; q != "" {
 		s.QOSClass = &q
 	}
-	topology := v1.CPUTopology{Sockets: 1, Cores: 1, Threads: 1}
-	if c := vmi.Spec.Domain.CPU; c != nil {
-		topology = v1.CPUTopology{Sockets: max(c.Sockets, 1), Cores: max(c.Cores, 1), Threads: max(c.Threads, 1)}
-	}
+	topology := vmi.Spec.Domain.Topology()
 	s.CurrentCPUTopology = &topology
 	if m := guestMemory(vmi); !m.IsZero() {
 		s.Memory = &v1.MemoryStatus{GuestAtBoot: ptr.To(m.DeepCopy()), GuestCurrent: ptr.To(m.DeepCopy()), GuestRequested: ptr.To(m.DeepCopy())}

@@ -52,25 +52,17 @@ func (c *converter) memoryKiB() uint64 {
 // cpu is the vCPU count and the CPU element: topology always, and a model TCG can emulate
 // when there is no KVM (host-model and host-passthrough describe a host CPU TCG is not).
 func (c *converter) cpu() (*libvirtxml.DomainVCPU, *libvirtxml.DomainCPU) {
-	var sockets, cores, threads uint32 = 1, 1, 1
+	t := c.vmi.Spec.Domain.Topology()
 	model := ""
 	if spec := c.vmi.Spec.Domain.CPU; spec != nil {
-		for _, v := range []struct {
-			dst *uint32
-			src uint32
-		}{{&sockets, spec.Sockets}, {&cores, spec.Cores}, {&threads, spec.Threads}} {
-			if v.src > 0 {
-				*v.dst = v.src
-			}
-		}
 		model = spec.Model
 	}
-	total := uint64(sockets) * uint64(cores) * uint64(threads)
+	total := c.vmi.Spec.Domain.VCPUs()
 	if total > maxVCPUs {
 		c.fail(field.Invalid(domainPath.Child("cpu"), total, fmt.Sprintf("cores*sockets*threads must be at most %d", maxVCPUs)))
 	}
 	// libvirtxml's topology fields are int and omitted when zero; each is at least 1 here.
-	cpu := &libvirtxml.DomainCPU{Topology: &libvirtxml.DomainCPUTopology{Sockets: int(sockets), Cores: int(cores), Threads: int(threads)}}
+	cpu := &libvirtxml.DomainCPU{Topology: &libvirtxml.DomainCPUTopology{Sockets: int(t.Sockets), Cores: int(t.Cores), Threads: int(t.Threads)}}
 	custom := func(name string) {
 		cpu.Mode, cpu.Match, cpu.Model = "custom", "exact", &libvirtxml.DomainCPUModel{Fallback: "forbid", Value: name}
 	}
