@@ -91,9 +91,7 @@ func TestFencing(t *testing.T) {
 			if pods := launcherPods(t, fresh); len(pods) != 1 {
 				t.Errorf("new instance: want one launcher pod, got %s", describePods(pods))
 			}
-			if reqs := getVM(t, ns, vm.Name).Status.StateChangeRequests; len(reqs) != 0 {
-				t.Errorf("requests left after the restart: %+v", reqs)
-			}
+			eventually(t, timeout, "the restart's requests consumed", requestsConsumed(ns, vm.Name))
 		})
 	}
 }

@@ -108,6 +108,20 @@ func vmStatus(ns, name string, want v1.VirtualMachinePrintableStatus) func(ctx c
 	}
 }
 
+// requestsConsumed is a condition for eventually: the VM has no state change request left.
+func requestsConsumed(ns, name string) func(ctx context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		vm, err := virt.KubevirtV1().VirtualMachines(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if reqs := vm.Status.StateChangeRequests; len(reqs) != 0 {
+			return false, fmt.Errorf("requests %+v", reqs)
+		}
+		return true, nil
+	}
+}
+
 // gone is a condition for eventually and consistently: get reports NotFound.
 func gone(get func(ctx context.Context) error) func(ctx context.Context) (bool, error) {
 	return func(ctx context.Context) (bool, error) {
