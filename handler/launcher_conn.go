@@ -20,8 +20,7 @@ type launcherConn struct {
 	mu      sync.Mutex
 	lost    bool          // the event stream ended: libvirtd went away
 	stopped *DomainStatus // how the domain last stopped, from its events
-	macs    map[string]string
-	drives  map[string]string // disk target (vda) -> the instance's disk name, for metrics
+	devices *domainDevices
 	agent   agentState
 }
 
@@ -163,38 +162,26 @@ func (cc *connCache) lastStop(podUID types.UID) (DomainStatus, bool) {
 	return *lc.stopped, true
 }
 
-// macs returns the MAC addresses remembered for the pod's domain, reading them with read the
+// devices returns the devices remembered for the pod's domain, reading them with read the
 // first time.
-func (cc *connCache) macs(podUID types.UID, read func() (map[string]string, error)) (map[string]string, error) {
-	return cc.remembered(podUID, func(lc *launcherConn) *map[string]string { return &lc.macs }, read)
-}
-
-// drives returns the instance's disk names by target remembered for the pod's domain, reading
-// them with read the first time.
-func (cc *connCache) drives(podUID types.UID, read func() (map[string]string, error)) (map[string]string, error) {
-	return cc.remembered(podUID, func(lc *launcherConn) *map[string]string { return &lc.drives }, read)
-}
-
-// remembered returns what the pod's connection remembers at field, reading it with read the
-// first time: the domain's devices do not change while the connection lives.
-func (cc *connCache) remembered(podUID types.UID, field func(*launcherConn) *map[string]string, read func() (map[string]string, error)) (map[string]string, error) {
+func (cc *connCache) devices(podUID types.UID, read func() (*domainDevices, error)) (*domainDevices, error) {
 	lc := cc.conn(podUID)
 	if lc != nil {
 		lc.mu.Lock()
-		m := *field(lc)
+		dev := lc.devices
 		lc.mu.Unlock()
-		if m != nil {
-			return m, nil
+		if dev != nil {
+			return dev, nil
 		}
 	}
-	m, err := read()
+	dev, err := read()
 	if err != nil || lc == nil {
-		return m, err
+		return dev, err
 	}
 	lc.mu.Lock()
-	*field(lc) = m
+	lc.devices = dev
 	lc.mu.Unlock()
-	return m, nil
+	return dev, nil
 }
 
 // lookup is the pod's live connection, nil when there is none. Unlike get it never dials:

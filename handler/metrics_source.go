@@ -1,8 +1,6 @@
 package handler
 
 import (
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -10,7 +8,6 @@ import (
 	"k8s.io/klog/v2"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
-	"github.com/vmctl/vmctl/handler/domain"
 	"github.com/vmctl/vmctl/handler/metrics"
 )
 
@@ -60,12 +57,12 @@ func (c *Controller) domainStats(vmi *v1.VirtualMachineInstance, podUID types.UI
 		return metrics.DomainStats{}, err
 	}
 	st := metrics.Parse(params)
-	drives, err := c.conns.drives(podUID, func() (map[string]string, error) { return domainDrives(lv, name, vmi) })
+	dev, err := c.devices(podUID, lv, name, vmi)
 	if err != nil {
 		return metrics.DomainStats{}, err
 	}
 	for i := range st.Blocks {
-		if d, ok := drives[st.Blocks[i].Name]; ok {
+		if d, ok := dev.drives[st.Blocks[i].Name]; ok {
 			st.Blocks[i].Name = d
 		}
 	}
@@ -90,31 +87,4 @@ func networkOf(vmi *v1.VirtualMachineInstance, iface string) string {
 		}
 	}
 	return ""
-}
-
-// domainDrives maps the live domain's disk targets to the spec's disk names: by the disk's
-// user alias, else by position (the domain has one disk per spec disk, in the spec's order)
-// when the counts agree; otherwise the target is left as it is.
-func domainDrives(lv Libvirt, name string, vmi *v1.VirtualMachineInstance) (map[string]string, error) {
-	d, err := liveDomain(lv, name)
-	if err != nil {
-		return nil, err
-	}
-	drives := map[string]string{}
-	if d.Devices == nil {
-		return drives, nil
-	}
-	spec := vmi.Spec.Domain.Devices.Disks
-	for i, disk := range d.Devices.Disks {
-		if disk.Target == nil || disk.Target.Dev == "" {
-			continue
-		}
-		switch {
-		case disk.Alias != nil && strings.HasPrefix(disk.Alias.Name, domain.DiskAliasPrefix):
-			drives[disk.Target.Dev] = strings.TrimPrefix(disk.Alias.Name, domain.DiskAliasPrefix)
-		case len(d.Devices.Disks) == len(spec):
-			drives[disk.Target.Dev] = spec[i].Name
-		}
-	}
-	return drives, nil
 }

@@ -1,7 +1,6 @@
 package handler
 
 import (
-	"maps"
 	"strings"
 	"testing"
 
@@ -73,37 +72,6 @@ kubevirt_vmi_storage_read_traffic_bytes_total{drive="root",name="web",namespace=
 			}
 			if f.dials != dials {
 				t.Errorf("the scrape dialled the launcher")
-			}
-		})
-	}
-}
-
-// TestDomainDrives: disks are named by the spec in order, unless the domain's disks do not
-// match the spec's one for one.
-func TestDomainDrives(t *testing.T) {
-	two := `<domain><name>ns_web</name><devices><disk type="file" device="disk"><target dev="vda" bus="virtio"/></disk>
-<disk type="file" device="cdrom"><target dev="sda" bus="sata"/></disk></devices></domain>`
-	tests := []struct {
-		name string
-		xml  string
-		want map[string]string
-	}{
-		{"one for one", runningDomainXML, map[string]string{"vda": "root"}},
-		{"more disks than the spec", two, map[string]string{}},
-		{"by alias", `<domain><name>ns_web</name><devices><disk type="file" device="disk"><target dev="vdb" bus="virtio"/><alias name="ua-root"/></disk>
-<disk type="file" device="cdrom"><target dev="sda" bus="sata"/><alias name="sata0-0-0"/></disk></devices></domain>`, map[string]string{"vdb": "root"}},
-		{"no devices", "<domain><name>ns_web</name></domain>", map[string]string{}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			lv := newFakeLibvirt()
-			lv.domains[domName] = &fakeDomain{xml: tt.xml}
-			got, err := domainDrives(lv, domName, newInstance())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !maps.Equal(got, tt.want) {
-				t.Errorf("drives = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -135,18 +135,3 @@ func liveDomain(lv Libvirt, name string) (*libvirtxml.Domain, error) {
 	}
 	return &d, nil
 }
-
-// domainMACs maps each tap device of the domain to its NIC's MAC address, as libvirt chose it
-// when the spec named none.
-func domainMACs(d *libvirtxml.Domain) map[string]string {
-	macs := map[string]string{}
-	if d.Devices == nil {
-		return macs
-	}
-	for _, iface := range d.Devices.Interfaces {
-		if iface.Target != nil && iface.Target.Dev != "" && iface.MAC != nil && iface.MAC.Address != "" {
-			macs[iface.Target.Dev] = iface.MAC.Address
-		}
-	}
-	return macs
-}

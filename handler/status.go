@@ -103,9 +103,10 @@ func neverRan(st DomainStatus) bool {
 }
 
 // applyOutcome writes o into the instance's status: the phase, the Ready and Paused
-// conditions, and while it runs, the interfaces and the launcher image. Synchronized False (a
-// failed start) is cleared once the domain ran.
-func applyOutcome(vmi *v1.VirtualMachineInstance, o outcome, pod *corev1.Pod, macs map[string]string, now metav1.Time) {
+// conditions, and while it runs (dev: its devices), the interfaces, the volumes' targets, the
+// machine type and the launcher image. Synchronized False (a failed start) is cleared once the
+// domain ran.
+func applyOutcome(vmi *v1.VirtualMachineInstance, o outcome, pod *corev1.Pod, dev *domainDevices, now metav1.Time) {
 	s := &vmi.Status
 	s.SetPhase(o.phase, o.reason, now)
 	ready := v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue}
@@ -127,7 +128,11 @@ func applyOutcome(vmi *v1.VirtualMachineInstance, o outcome, pod *corev1.Pod, ma
 	if o.phase != v1.Running {
 		return
 	}
-	s.Interfaces = interfaceStatus(vmi, pod, macs)
+	s.Interfaces = interfaceStatus(vmi, pod, dev.macs)
+	volumeTargets(vmi, dev.drives)
+	if dev.machine != "" {
+		s.Machine = &v1.Machine{Type: dev.machine}
+	}
 	if len(pod.Spec.Containers) > 0 {
 		s.LauncherContainerImageVersion = pod.Spec.Containers[0].Image
 	}

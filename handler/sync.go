@@ -156,23 +156,13 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 	if !known {
 		return nil
 	}
-	var macs map[string]string
+	var dev *domainDevices
 	if o.phase == v1.Running {
-		// Read once per connection: the MACs, and whether a guest agent is connected already
-		// (an adopted domain; for a new one libvirt's events say when it connects).
-		macs, err = c.conns.macs(pod.UID, func() (map[string]string, error) {
-			d, err := liveDomain(lv, name)
-			if err != nil {
-				return nil, err
-			}
-			c.conns.agentSeen(pod.UID, name, agentConnected(d))
-			return domainMACs(d), nil
-		})
-		if err != nil {
+		if dev, err = c.devices(pod.UID, lv, name, vmi); err != nil {
 			return err
 		}
 	}
-	applyOutcome(vmi, o, pod, macs, now)
+	applyOutcome(vmi, o, pod, dev, now)
 	if o.phase == v1.Running {
 		applyAgent(vmi, cached.Status.Interfaces, c.conns.agentView(pod.UID), now)
 	}

@@ -230,6 +230,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.NetworkSourceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("NUMA"):
 		return &kubevirtv1.NUMAApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("PersistentVolumeClaimInfo"):
+		return &kubevirtv1.PersistentVolumeClaimInfoApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("PersistentVolumeClaimVolumeSource"):
 		return &kubevirtv1.PersistentVolumeClaimVolumeSourceApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("PITTimer"):
@@ -336,6 +338,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &kubevirtv1.VolumeApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("VolumeSource"):
 		return &kubevirtv1.VolumeSourceApplyConfiguration{}
+	case v1.SchemeGroupVersion.WithKind("VolumeStatus"):
+		return &kubevirtv1.VolumeStatusApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("Watchdog"):
 		return &kubevirtv1.WatchdogApplyConfiguration{}
 	case v1.SchemeGroupVersion.WithKind("WatchdogDevice"):

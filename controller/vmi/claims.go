@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -52,6 +53,16 @@ func (c *Controller) enqueueClaimants(obj any) {
 		if key, err := cache.MetaNamespaceKeyFunc(vmi); err == nil {
 			c.queue.Add(key)
 		}
+	}
+}
+
+// claimChanged queues a claim's instances when what their volume status says of it changed
+// (a claim bound after its instance's pod was created gets its capacity then).
+func (c *Controller) claimChanged(oldObj, newObj any) {
+	before, ok1 := oldObj.(*corev1.PersistentVolumeClaim)
+	after, ok2 := newObj.(*corev1.PersistentVolumeClaim)
+	if ok1 && ok2 && !equality.Semantic.DeepEqual(claimInfo(before), claimInfo(after)) {
+		c.enqueueClaimants(after)
 	}
 }
 

@@ -4,10 +4,13 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // An instance whose claim does not exist gets no launcher pod: it stays Pending, says which
@@ -43,7 +46,9 @@ func TestAnInstanceWaitsForItsClaim(t *testing.T) {
 		t.Errorf("a second sync recorded %q", <-events)
 	}
 
-	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "late"}}
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "late"},
+		Spec:   corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}},
+		Status: corev1.PersistentVolumeClaimStatus{Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}
 	_ = f.pvcs.Add(pvc)
 	f.c.enqueueClaimants(pvc)
 	if key, _ := f.c.queue.Get(); key != "ns/web" {
@@ -61,5 +66,38 @@ func TestAnInstanceWaitsForItsClaim(t *testing.T) {
 	}
 	if s := f.stored().Status; s.Phase != v1.Scheduled || len(s.Conditions) != 1 || s.Conditions[0].Type != v1.VirtualMachineInstanceIsMigratable {
 		t.Errorf("status once the pod is bound: %s %+v, want Scheduled with only LiveMigratable", s.Phase, s.Conditions)
+	}
+	// The claim as the volume's status says it, and the launcher's user: KubeVirt's fields,
+	// in the same write.
+	wantVolumes := []v1.VolumeStatus{{Name: "data", PersistentVolumeClaimInfo: &v1.PersistentVolumeClaimInfo{ClaimName: "late",
+		AccessModes: pvc.Spec.AccessModes, Capacity: pvc.Status.Capacity}}}
+	if s := f.stored().Status; !equality.Semantic.DeepEqual(s.VolumeStatus, wantVolumes) || s.RuntimeUser != layout.LauncherUID {
+		t.Errorf("volumeStatus %+v, runtimeUser %d; want %+v, %d", s.VolumeStatus, s.RuntimeUser, wantVolumes, layout.LauncherUID)
+	}
+}
+
+// A claim's instances are synced again when what their volume status says of it changes (it
+// was bound, or resized), not on its other updates.
+func TestAClaimsChangeQueuesItsInstances(t *testing.T) {
+	vmi := newInstance()
+	vmi.Spec.Volumes = []v1.Volume{{Name: "data", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
+	f := newFixture(t, vmi)
+	pending := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "data"}}
+	relabeled := pending.DeepCopy()
+	relabeled.Labels = map[string]string{"a": "b"}
+	bound := pending.DeepCopy()
+	bound.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}
+	for _, tc := range []struct {
+		name          string
+		before, after *corev1.PersistentVolumeClaim
+		queued        int
+	}{
+		{"labels", pending, relabeled, 0},
+		{"bound", pending, bound, 1},
+	} {
+		f.c.claimChanged(tc.before, tc.after)
+		if got := f.c.queue.Len(); got != tc.queued {
+			t.Errorf("%s: %d keys queued, want %d", tc.name, got, tc.queued)
+		}
 	}
 }

@@ -77,7 +77,7 @@ func New(kube kubernetes.Interface, virt versioned.Interface, vmis informers.Vir
 	if _, err := vmis.Informer().AddEventHandler(workloop.EnqueueHandler(c.queue)); err != nil {
 		return nil, err
 	}
-	if _, err := pvcs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueClaimants}); err != nil {
+	if _, err := pvcs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: c.enqueueClaimants, UpdateFunc: c.claimChanged}); err != nil {
 		return nil, err
 	}
 	if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{

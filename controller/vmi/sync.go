@@ -232,6 +232,7 @@ func (c *Controller) setStatus(vmi *v1.VirtualMachineInstance, phase v1.VirtualM
 		s.ActivePods = nil
 	}
 	setGuestResources(vmi, pod)
+	c.setVolumeStatus(vmi)
 	for _, pc := range pod.Status.Conditions {
 		if pc.Type == corev1.PodScheduled {
 			setPodScheduled(s, pc, now)
@@ -287,7 +288,7 @@ func (c *Controller) schedulingHold(vmi *v1.VirtualMachineInstance, pod *corev1.
 }
 
 // setGuestResources reports, as KubeVirt does, what the guest got: its launcher pod's QoS
-// class, its CPU topology and its memory (no hotplug here: at boot, now and requested are
+// class, the user QEMU runs as, its CPU topology and its memory (no hotplug here: at boot, now and requested are
 // the same). Set with the first status write that has a pod, so they cost no write of their
 // own.
 func setGuestResources(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) {
@@ -297,6 +298,9 @@ func setGuestResources(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) {
 	}
 	topology := vmi.Spec.Domain.Topology()
 	s.CurrentCPUTopology = &topology
+	if sc := pod.Spec.SecurityContext; sc != nil && sc.RunAsUser != nil {
+		s.RuntimeUser = uint64(*sc.RunAsUser)
+	}
 	if m := guestMemory(vmi); !m.IsZero() {
 		s.Memory = &v1.MemoryStatus{GuestAtBoot: ptr.To(m.DeepCopy()), GuestCurrent: ptr.To(m.DeepCopy()), GuestRequested: ptr.To(m.DeepCopy())}
 	}

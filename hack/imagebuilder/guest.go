@@ -127,6 +127,7 @@ func (b *Builder) testguestInitramfs(moduleDir, version, busybox string, extra [
 		{filepath.Join(dir, "bytes.cgi"), "www/cgi-bin/bytes"},
 		{filepath.Join(dir, "uptime.cgi"), "www/cgi-bin/uptime"},
 		{filepath.Join(dir, "tpm.cgi"), "www/cgi-bin/tpm"},
+		{filepath.Join(dir, "disks.cgi"), "www/cgi-bin/disks"},
 	} {
 		if err := fs.file(f.local, f.path, 0o755); err != nil {
 			return nil, err

@@ -93,6 +93,9 @@ func TestConvertErrors(t *testing.T) {
 		{"read-only sata disk", func(v *v1.VirtualMachineInstance, _ *Environment) {
 			v.Spec.Domain.Devices.Disks[0].Disk = &v1.DiskTarget{Bus: v1.DiskBusSATA, ReadOnly: true}
 		}, "spec.domain.devices.disks[0]: Invalid value: \"root\": a read-only disk cannot be on the sata bus"},
+		{"solid-state virtio disk", func(v *v1.VirtualMachineInstance, _ *Environment) {
+			v.Spec.Domain.Devices.Disks[0].Disk = &v1.DiskTarget{Bus: v1.DiskBusVirtio, SolidState: true}
+		}, "spec.domain.devices.disks[0].disk.solidState: Invalid value: true: only a scsi or sata disk"},
 		{"boot order zero", func(v *v1.VirtualMachineInstance, _ *Environment) {
 			v.Spec.Domain.Devices.Disks[0].BootOrder = ptr.To[uint](0)
 		}, "spec.domain.devices.disks[0].bootOrder"},

@@ -11,8 +11,8 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
-// diskOptions applies a disk's cache, I/O, error policy, sharing, block size, queues and PCI
-// address to its libvirt disk (whose driver source() already set).
+// diskOptions applies a disk's cache, I/O, error policy, sharing, block size, queues,
+// rotation rate and PCI address to its libvirt disk (whose driver source() already set).
 func (c *converter) diskOptions(p *field.Path, spec *v1.Disk, disk *libvirtxml.DomainDisk) bool {
 	drv := disk.Driver
 	drv.Cache, drv.IO = string(spec.Cache), string(spec.IO)
@@ -46,6 +46,13 @@ func (c *converter) diskOptions(p *field.Path, spec *v1.Disk, disk *libvirtxml.D
 	if ptr.Deref(c.vmi.Spec.Domain.Devices.BlockMultiQueue, false) && virtio {
 		queues := c.vcpus()
 		drv.Queues = &queues
+	}
+	if spec.Disk != nil && spec.Disk.SolidState {
+		if virtio {
+			c.fail(field.Invalid(p.Child("disk", "solidState"), true, "only a scsi or sata disk can be solid-state: virtio-blk has no rotation rate"))
+			return false
+		}
+		disk.Target.RotationRate = 1 // the SCSI and ATA value for a non-rotating medium
 	}
 	if spec.Disk != nil && spec.Disk.PciAddress != "" {
 		if !virtio {

@@ -79,6 +79,19 @@ func TestConvertFields(t *testing.T) {
 			}
 			return want(devs, []string{"vda", "sda", "sdb", "vdx", "vdy", "vdaa", "sdc"})
 		}},
+		{"solid-state scsi and sata disks", TypeQEMU, func(v *v1.VirtualMachineInstance) {
+			for i, bus := range []v1.DiskBus{v1.DiskBusSCSI, v1.DiskBusSATA} {
+				name := fmt.Sprintf("ssd%d", i)
+				v.Spec.Domain.Devices.Disks = append(v.Spec.Domain.Devices.Disks, v1.Disk{Name: name, DiskDevice: v1.DiskDevice{Disk: &v1.DiskTarget{Bus: bus, SolidState: true}}})
+				v.Spec.Volumes = append(v.Spec.Volumes, v1.Volume{Name: name, VolumeSource: v1.VolumeSource{EmptyDisk: &v1.EmptyDiskSource{}}})
+			}
+		}, func(d *libvirtxml.Domain) string {
+			var rates []uint
+			for _, disk := range d.Devices.Disks {
+				rates = append(rates, disk.Target.RotationRate)
+			}
+			return want(rates[len(rates)-3:], []uint{0, 1, 1})
+		}},
 		{"no interfaces, no qemu arguments", TypeQEMU, func(v *v1.VirtualMachineInstance) {
 			v.Spec.Domain.Devices.Interfaces, v.Spec.Networks = nil, nil
 		}, func(d *libvirtxml.Domain) string {

@@ -207,6 +207,11 @@ func TestCloudInitRunsOncePerVM(t *testing.T) {
 	}}
 	f.CreateVM(vm)
 	first := f.WaitVMIPhase("persistent", v1.Running, 3*time.Minute)
+	// The root volume's status names the claim, its size and its device, as in KubeVirt.
+	if vs := first.Status.VolumeStatus; len(vs) == 0 || vs[0].Target != "vda" || vs[0].PersistentVolumeClaimInfo == nil ||
+		vs[0].PersistentVolumeClaimInfo.ClaimName != "debian-root" || vs[0].PersistentVolumeClaimInfo.Capacity.Storage().IsZero() {
+		t.Errorf("volumeStatus %+v, want the root claim debian-root with its capacity, on vda", vs)
+	}
 	pod := f.LauncherPod(first)
 	// No image of the user's runs the launcher's tools, so the pod does not copy them.
 	for _, c := range pod.Spec.InitContainers {

@@ -54,7 +54,7 @@ var Outcomes = map[string]string{
 	"vmi-secureboot.yaml":                        "",
 	"vmi-sidecar-qemu-args.yaml":                 "hook sidecars",
 	"vmi-slirp.yaml":                             "removed in KubeVirt 1.3",
-	"vmi-ssd-emulation.yaml":                     `unknown field "solidState"`,
+	"vmi-ssd-emulation.yaml":                     "",
 	"vmi-usb.yaml":                               "device plugin",
 	"vmi-vsock.yaml":                             `unknown field "vsock"`,
 	"vmi-windows.yaml":                           "",

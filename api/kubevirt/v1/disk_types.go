@@ -111,6 +111,10 @@ type DiskTarget struct {
 	// PCIAddress places a virtio disk at this guest PCI address, e.g. 0000:81:01.0.
 	// +optional
 	PciAddress string `json:"pciAddress,omitempty"`
+	// SolidState presents the disk to the guest as a solid-state drive (a rotation rate of
+	// 1, non-rotational); SCSI and SATA disks only, as virtio-blk has no rotation rate.
+	// +optional
+	SolidState bool `json:"solidState,omitempty"`
 }
 
 // LunTarget presents a volume as a SCSI LUN.

@@ -56,3 +56,24 @@ func (s *VirtualMachineInstanceStatus) Condition(t VirtualMachineInstanceConditi
 	}
 	return nil
 }
+
+// SyncVolumeStatus makes status.volumeStatus one entry per volume, in spec order, each
+// starting from what the status said of it before and then changed by update: virt-controller
+// fills in claims and virt-handler targets, and neither undoes the other's part. A volume no
+// longer in the spec loses its entry.
+func (s *VirtualMachineInstanceStatus) SyncVolumeStatus(volumes []Volume, update func(*VolumeStatus, *Volume)) {
+	before := make(map[string]VolumeStatus, len(s.VolumeStatus))
+	for _, vs := range s.VolumeStatus {
+		before[vs.Name] = vs
+	}
+	var out []VolumeStatus
+	for i := range volumes {
+		vs, ok := before[volumes[i].Name]
+		if !ok {
+			vs = VolumeStatus{Name: volumes[i].Name}
+		}
+		update(&vs, &volumes[i])
+		out = append(out, vs)
+	}
+	s.VolumeStatus = out
+}

@@ -301,6 +301,56 @@ type VirtualMachineInstanceStatus struct {
 	// EvacuationNodeName is the node a drain asked this instance to leave: virt-controller
 	// migrates it away.
 	EvacuationNodeName string `json:"evacuationNodeName,omitempty"`
+	// VolumeStatus is each volume's state: the device the guest sees it as (target) once it
+	// runs, and for a claim the claim's size and access.
+	VolumeStatus []VolumeStatus `json:"volumeStatus,omitempty"`
+	// Machine is the machine type the guest runs on, as the node resolved it (pc-q35-7.2 for
+	// q35).
+	Machine *Machine `json:"machine,omitempty"`
+	// RuntimeUser is the user id QEMU runs as in the launcher pod.
+	// +optional
+	RuntimeUser uint64 `json:"runtimeUser"`
+}
+
+// VolumeStatus is one volume of an instance, as KubeVirt reports it.
+type VolumeStatus struct {
+	// Name is the volume's name in spec.volumes.
+	Name string `json:"name"`
+	// Target is the guest's device name for the volume's disk (vda, sda), "" for a volume
+	// no disk uses.
+	Target string `json:"target"`
+	// Phase, Reason and Message are KubeVirt's for hotplugged volumes, which this platform
+	// does not offer: unset.
+	// +optional
+	Phase string `json:"phase,omitempty"`
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// +optional
+	Message string `json:"message,omitempty"`
+	// PersistentVolumeClaimInfo is the claim behind a persistentVolumeClaim or ephemeral volume.
+	// +optional
+	PersistentVolumeClaimInfo *PersistentVolumeClaimInfo `json:"persistentVolumeClaimInfo,omitempty"`
+	// Size is KubeVirt's for memory dump volumes: unset.
+	// +optional
+	Size int64 `json:"size,omitempty"`
+}
+
+// PersistentVolumeClaimInfo is what the instance's claim says of itself.
+type PersistentVolumeClaimInfo struct {
+	// +optional
+	ClaimName string `json:"claimName,omitempty"`
+	// +optional
+	AccessModes []k8sv1.PersistentVolumeAccessMode `json:"accessModes,omitempty"`
+	// +optional
+	VolumeMode *k8sv1.PersistentVolumeMode `json:"volumeMode,omitempty"`
+	// Capacity is the bound volume's (the claim's status).
+	// +optional
+	Capacity k8sv1.ResourceList `json:"capacity,omitempty"`
+	// Requests is what the claim asked for.
+	// +optional
+	Requests k8sv1.ResourceList `json:"requests,omitempty"`
+	// +optional
+	Preallocated bool `json:"preallocated,omitempty"`
 }
 
 // VirtualMachineInstanceConditionType names an instance condition.

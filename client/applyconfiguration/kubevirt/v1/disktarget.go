@@ -26,6 +26,9 @@ type DiskTargetApplyConfiguration struct {
 	ReadOnly *bool               `json:"readonly,omitempty"`
 	// PCIAddress places a virtio disk at this guest PCI address, e.g. 0000:81:01.0.
 	PciAddress *string `json:"pciAddress,omitempty"`
+	// SolidState presents the disk to the guest as a solid-state drive (a rotation rate of
+	// 1, non-rotational); SCSI and SATA disks only, as virtio-blk has no rotation rate.
+	SolidState *bool `json:"solidState,omitempty"`
 }
 
 // DiskTargetApplyConfiguration constructs a declarative configuration of the DiskTarget type for use with
@@ -55,5 +58,13 @@ func (b *DiskTargetApplyConfiguration) WithReadOnly(value bool) *DiskTargetApply
 // If called multiple times, the PciAddress field is set to the value of the last call.
 func (b *DiskTargetApplyConfiguration) WithPciAddress(value string) *DiskTargetApplyConfiguration {
 	b.PciAddress = &value
+	return b
+}
+
+// WithSolidState sets the SolidState field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SolidState field is set to the value of the last call.
+func (b *DiskTargetApplyConfiguration) WithSolidState(value bool) *DiskTargetApplyConfiguration {
+	b.SolidState = &value
 	return b
 }

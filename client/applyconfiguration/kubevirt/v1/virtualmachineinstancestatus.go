@@ -55,6 +55,14 @@ type VirtualMachineInstanceStatusApplyConfiguration struct {
 	// EvacuationNodeName is the node a drain asked this instance to leave: virt-controller
 	// migrates it away.
 	EvacuationNodeName *string `json:"evacuationNodeName,omitempty"`
+	// VolumeStatus is each volume's state: the device the guest sees it as (target) once it
+	// runs, and for a claim the claim's size and access.
+	VolumeStatus []VolumeStatusApplyConfiguration `json:"volumeStatus,omitempty"`
+	// Machine is the machine type the guest runs on, as the node resolved it (pc-q35-7.2 for
+	// q35).
+	Machine *MachineApplyConfiguration `json:"machine,omitempty"`
+	// RuntimeUser is the user id QEMU runs as in the launcher pod.
+	RuntimeUser *uint64 `json:"runtimeUser,omitempty"`
 }
 
 // VirtualMachineInstanceStatusApplyConfiguration constructs a declarative configuration of the VirtualMachineInstanceStatus type for use with
@@ -209,5 +217,34 @@ func (b *VirtualMachineInstanceStatusApplyConfiguration) WithMigrationTransport(
 // If called multiple times, the EvacuationNodeName field is set to the value of the last call.
 func (b *VirtualMachineInstanceStatusApplyConfiguration) WithEvacuationNodeName(value string) *VirtualMachineInstanceStatusApplyConfiguration {
 	b.EvacuationNodeName = &value
+	return b
+}
+
+// WithVolumeStatus adds the given value to the VolumeStatus field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the VolumeStatus field.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithVolumeStatus(values ...*VolumeStatusApplyConfiguration) *VirtualMachineInstanceStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithVolumeStatus")
+		}
+		b.VolumeStatus = append(b.VolumeStatus, *values[i])
+	}
+	return b
+}
+
+// WithMachine sets the Machine field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Machine field is set to the value of the last call.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithMachine(value *MachineApplyConfiguration) *VirtualMachineInstanceStatusApplyConfiguration {
+	b.Machine = value
+	return b
+}
+
+// WithRuntimeUser sets the RuntimeUser field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the RuntimeUser field is set to the value of the last call.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithRuntimeUser(value uint64) *VirtualMachineInstanceStatusApplyConfiguration {
+	b.RuntimeUser = &value
 	return b
 }
