@@ -42,6 +42,7 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 		Volumes:          map[string]domain.HostDisk{},
 		SerialLogPath:    layout.InPod(layout.ConsoleLogRel),
 		SerialSocketPath: layout.InPod(layout.SerialSocketRel),
+		VNCSocketPath:    layout.InPod(layout.VNCSocketRel),
 		AgentSocketPath:  layout.InPod(layout.AgentSocketRel),
 		NVRAMPath:        layout.InPod(layout.NVRAMRel),
 	}

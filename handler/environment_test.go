@@ -80,6 +80,7 @@ func TestBuildEnvironment(t *testing.T) {
 				NVRAMPath:        "/var/run/kubevirt-private/efivars.fd",
 				SerialLogPath:    "/var/run/kubevirt-private/console.log",
 				SerialSocketPath: "/var/run/kubevirt-private/virt-serial0",
+				VNCSocketPath:    "/var/run/kubevirt-private/virt-vnc",
 				AgentSocketPath:  "/var/run/kubevirt-private/virt-agent0",
 				Interfaces:       map[string]domain.Attachment{"default": {Mode: domain.NetworkTap, TapDevice: "tap0"}},
 			}

@@ -31,8 +31,17 @@ func (s *StreamServer) portForward(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	// Dialled before the upgrade, so a refused port is an HTTP status virt-api passes on.
-	guest, err := s.Controller.dialGuest(r.Context(), namespace, name, target)
+	what := fmt.Sprintf("port-forward %d/%s", target.Port, target.Protocol)
+	s.relayDialled(w, r, namespace+"/"+name, what, func() (net.Conn, error) {
+		return s.Controller.dialGuest(r.Context(), namespace, name, target)
+	})
+}
+
+// relayDialled splices the request's websocket with the connection dial opens. It dials before
+// the upgrade, so a refusal is an HTTP status virt-api passes on; what names the stream in
+// logs and in the close message.
+func (s *StreamServer) relayDialled(w http.ResponseWriter, r *http.Request, key, what string, dial func() (net.Conn, error)) {
+	conn, err := dial()
 	if err != nil {
 		status := http.StatusServiceUnavailable
 		var refused *streamError
@@ -42,21 +51,20 @@ func (s *StreamServer) portForward(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), status)
 		return
 	}
-	defer guest.Close()
+	defer conn.Close()
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
 	stream := &handlerapi.WebsocketStream{Conn: ws}
-	key := namespace + "/" + name
-	klog.V(2).InfoS("port-forward opened", "vmi", key, "port", target.Port, "protocol", target.Protocol)
-	err = handlerapi.Splice(stream, guest)
-	msg := "port-forward closed"
+	klog.V(2).InfoS(what+" opened", "vmi", key)
+	err = handlerapi.Splice(stream, conn)
+	msg := what + " closed"
 	if err != nil {
-		msg = "port-forward: " + err.Error()
+		msg = what + ": " + err.Error()
 	}
 	_ = stream.Close(msg)
-	klog.V(2).InfoS("port-forward closed", "vmi", key, "port", target.Port, "err", err)
+	klog.V(2).InfoS(what+" closed", "vmi", key, "err", err)
 }
 
 // dialGuest connects to target on namespace/name's guest. Only an instance of this node that

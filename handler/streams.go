@@ -66,6 +66,7 @@ func (s *StreamServer) Serve(ctx context.Context, addr string) error {
 func (s *StreamServer) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc(handlerapi.ConsolePattern, s.console)
+	mux.HandleFunc(handlerapi.VNCPattern, s.vnc)
 	mux.HandleFunc(handlerapi.PortForwardPattern, s.portForward)
 	for _, op := range handlerapi.Operations {
 		mux.HandleFunc(handlerapi.LifecyclePattern(op), s.lifecycle(op))

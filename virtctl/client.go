@@ -1,7 +1,11 @@
 package virtctl
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+
+	gws "github.com/gorilla/websocket"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -9,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/transport/websocket"
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 )
@@ -68,4 +73,20 @@ func (cl *clientLoader) clients() (*clients, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// openStream opens the websocket of a streaming subresource (console, vnc, portforward and
+// its port and protocol: sub) of the namespace's resource name, speaking protocol. A round
+// tripper holds the one connection it upgrades: one per stream.
+func openStream(ctx context.Context, c *clients, namespace, resource, name, protocol string, sub ...string) (*gws.Conn, error) {
+	rt, holder, err := websocket.RoundTripperFor(c.Config)
+	if err != nil {
+		return nil, err
+	}
+	u := c.Subresources.Get().Namespace(namespace).Resource(resource).Name(name).SubResource(sub...).URL()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return websocket.Negotiate(rt, holder, req, protocol)
 }

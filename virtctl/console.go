@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 
 	gws "github.com/gorilla/websocket"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"k8s.io/client-go/transport/websocket"
 )
 
 // consoleProtocol is the websocket subprotocol virt-api speaks on the console: raw bytes.
@@ -30,16 +28,7 @@ func consoleCommand(cl *clientLoader) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rt, holder, err := websocket.RoundTripperFor(c.Config)
-			if err != nil {
-				return err
-			}
-			u := c.Subresources.Get().Namespace(c.Namespace).Resource("virtualmachineinstances").Name(args[0]).SubResource("console").URL()
-			req, err := http.NewRequestWithContext(cmd.Context(), http.MethodGet, u.String(), nil)
-			if err != nil {
-				return err
-			}
-			conn, err := websocket.Negotiate(rt, holder, req, consoleProtocol)
+			conn, err := openStream(cmd.Context(), c, c.Namespace, "virtualmachineinstances", args[0], consoleProtocol, "console")
 			if err != nil {
 				return fmt.Errorf("console of %s: %w", args[0], err)
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 
 	gws "github.com/gorilla/websocket"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/transport/websocket"
 
 	"github.com/vmctl/vmctl/pkg/handlerapi"
 )
@@ -156,18 +154,7 @@ func portForwardCommand(cl *clientLoader) *cobra.Command {
 
 // openPortForward opens the websocket of one connection to port of t's guest.
 func openPortForward(ctx context.Context, c *clients, t target, port int, protocol string) (*gws.Conn, error) {
-	// A round tripper holds the one connection it upgrades: one per stream.
-	rt, holder, err := websocket.RoundTripperFor(c.Config)
-	if err != nil {
-		return nil, err
-	}
-	u := c.Subresources.Get().Namespace(t.namespace).Resource(t.resource).Name(t.name).
-		SubResource("portforward", strconv.Itoa(port), protocol).URL()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := websocket.Negotiate(rt, holder, req, handlerapi.PortForwardProtocol)
+	conn, err := openStream(ctx, c, t.namespace, t.resource, t.name, handlerapi.PortForwardProtocol, "portforward", strconv.Itoa(port), protocol)
 	if err != nil {
 		return nil, fmt.Errorf("port-forward to %s/%s port %d/%s: %w", t.kindPrefix(), t.name, port, protocol, err)
 	}

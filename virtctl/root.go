@@ -1,5 +1,5 @@
 // Package virtctl is the command line users drive virtual machines with, as KubeVirt's
-// virtctl: start, stop, restart, pause, unpause, soft-reboot, console, expose, port-forward,
+// virtctl: start, stop, restart, pause, unpause, soft-reboot, console, vnc, expose, port-forward,
 // ssh, scp, version and create vm.
 // Installed as kubectl-virt it is also the kubectl plugin `kubectl virt ...`. Cluster access
 // is kubectl's: $KUBECONFIG or ~/.kube/config, and the same --kubeconfig, --context,
@@ -32,7 +32,7 @@ func NewRootCommand() *cobra.Command {
 		startCommand(cl), stopCommand(cl), restartCommand(cl),
 		migrateCommand(cl), migrateCancelCommand(cl),
 		softRebootCommand(cl),
-		consoleCommand(cl), exposeCommand(cl),
+		consoleCommand(cl), vncCommand(cl), exposeCommand(cl),
 		portForwardCommand(cl), sshCommand(cl), scpCommand(cl),
 		versionCommand(cl), createCommand(),
 	)

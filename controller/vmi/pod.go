@@ -22,11 +22,18 @@ var LauncherOverhead = resource.MustParse("128Mi")
 // the domain starts, swtpm_setup manufacturing its state.
 var TPMOverhead = resource.MustParse("16Mi")
 
+// GraphicsOverhead is added for a guest with a display: its VGA device's 16 MiB of video
+// RAM, which the guest may fill (KubeVirt adds the same).
+var GraphicsOverhead = resource.MustParse("16Mi")
+
 // launcherOverhead is the launcher pod's memory beyond the guest's RAM.
 func launcherOverhead(vmi *v1.VirtualMachineInstance) resource.Quantity {
 	overhead := LauncherOverhead.DeepCopy()
 	if vmi.Spec.Domain.Devices.TPM.IsEnabled() {
 		overhead.Add(TPMOverhead)
+	}
+	if vmi.Spec.Domain.Devices.GraphicsAttached() {
+		overhead.Add(GraphicsOverhead)
 	}
 	return overhead
 }

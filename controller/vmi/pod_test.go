@@ -46,6 +46,7 @@ func TestRenderLauncherPod(t *testing.T) {
 	}
 	want := resource.MustParse("64Mi")
 	want.Add(LauncherOverhead)
+	want.Add(GraphicsOverhead)
 	if got := pod.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory]; got.Cmp(want) != 0 {
 		t.Errorf("memory request %s, want %s", got.String(), want.String())
 	}
@@ -62,12 +63,14 @@ func TestLauncherResources(t *testing.T) {
 		wantRequest string
 		wantLimit   string
 	}{
-		{"request plus overhead", v1.DomainSpec{Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "384Mi", ""},
-		{"guest memory wins", v1.DomainSpec{Memory: &v1.Memory{Guest: ptr.To(mem("1Gi"))}}, "1152Mi", ""},
+		// 128Mi for libvirt and QEMU, 16Mi for the display's video RAM.
+		{"request plus overhead", v1.DomainSpec{Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "400Mi", ""},
+		{"guest memory wins", v1.DomainSpec{Memory: &v1.Memory{Guest: ptr.To(mem("1Gi"))}}, "1168Mi", ""},
 		{"overcommitted overhead", v1.DomainSpec{Resources: v1.ResourceRequirements{OvercommitGuestOverhead: true, Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "256Mi", ""},
-		{"limit raised to hold the guest", v1.DomainSpec{Resources: v1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "384Mi", "384Mi"},
-		{"swtpm beside QEMU", v1.DomainSpec{Devices: v1.Devices{TPM: &v1.TPMDevice{}}, Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "400Mi", ""},
-		{"a disabled TPM", v1.DomainSpec{Devices: v1.Devices{TPM: &v1.TPMDevice{Enabled: ptr.To(false)}}, Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "384Mi", ""},
+		{"limit raised to hold the guest", v1.DomainSpec{Resources: v1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "400Mi", "400Mi"},
+		{"swtpm beside QEMU", v1.DomainSpec{Devices: v1.Devices{TPM: &v1.TPMDevice{}}, Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "416Mi", ""},
+		{"a disabled TPM", v1.DomainSpec{Devices: v1.Devices{TPM: &v1.TPMDevice{Enabled: ptr.To(false)}}, Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "400Mi", ""},
+		{"no display", v1.DomainSpec{Devices: v1.Devices{AutoattachGraphicsDevice: ptr.To(false)}, Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: mem("256Mi")}}}, "384Mi", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -65,7 +65,9 @@ func TestLauncherPodTakesTheInstancesPodFields(t *testing.T) {
 		}, func(p *corev1.Pod) string {
 			r := p.Spec.Containers[0].Resources
 			got := []string{r.Requests.Name("hugepages-2Mi", resource.BinarySI).String(), r.Limits.Name("hugepages-2Mi", resource.BinarySI).String(), r.Requests.Memory().String()}
-			return cmp.Diff([]string{"128Mi", "128Mi", LauncherOverhead.String()}, got)
+			overhead := LauncherOverhead.DeepCopy()
+			overhead.Add(GraphicsOverhead)
+			return cmp.Diff([]string{"128Mi", "128Mi", overhead.String()}, got)
 		}},
 		{"config volumes", func(v *v1.VirtualMachineInstance) {
 			v.Spec.Volumes = []v1.Volume{

@@ -63,7 +63,7 @@ func TestQuotasAutoLimits(t *testing.T) {
 // instance does not set: a CPU per vCPU, the ratio times its memory request.
 func TestLauncherAutoLimits(t *testing.T) {
 	q := resource.MustParse
-	memory := v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: q("128Mi")}} // 256Mi with the overhead
+	memory := v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: q("128Mi")}} // 272Mi with the overheads
 	tests := []struct {
 		name       string
 		resources  v1.ResourceRequirements
@@ -73,8 +73,8 @@ func TestLauncherAutoLimits(t *testing.T) {
 		wantMemory string
 	}{
 		{"nothing asked", memory, nil, AutoLimits{}, "", ""},
-		{"both", memory, &v1.CPU{Cores: 2, Sockets: 2}, AutoLimits{CPU: true, Memory: true, MemoryRatio: 2}, "4", "512Mi"},
-		{"memory alone, the namespace's ratio", memory, nil, AutoLimits{Memory: true, MemoryRatio: 1.5}, "", "384Mi"},
+		{"both", memory, &v1.CPU{Cores: 2, Sockets: 2}, AutoLimits{CPU: true, Memory: true, MemoryRatio: 2}, "4", "544Mi"},
+		{"memory alone, the namespace's ratio", memory, nil, AutoLimits{Memory: true, MemoryRatio: 1.5}, "", "408Mi"},
 		{"the instance's own limits stay", v1.ResourceRequirements{Requests: memory.Requests,
 			Limits: corev1.ResourceList{corev1.ResourceCPU: q("500m"), corev1.ResourceMemory: q("300Mi")}},
 			nil, AutoLimits{CPU: true, Memory: true, MemoryRatio: 2}, "500m", "300Mi"},

@@ -25,13 +25,12 @@ func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 	if !ptr.Deref(devs.AutoattachMemBalloon, true) {
 		d.MemBalloon = &libvirtxml.DomainMemBalloon{Model: "none"}
 	}
-	// There is no VNC here, so a graphics device is added only when asked for; false
-	// removes the one QEMU's machine would otherwise bring.
-	switch g := devs.AutoattachGraphicsDevice; {
-	case g == nil:
-	case *g:
+	// As in KubeVirt, a guest has a VGA display unless autoattachGraphicsDevice is false,
+	// which also removes the one QEMU's machine would otherwise bring.
+	if devs.GraphicsAttached() {
 		d.Videos = []libvirtxml.DomainVideo{{Model: libvirtxml.DomainVideoModel{Type: "vga", Heads: 1, VRam: 16384}}}
-	default:
+		d.Graphics = c.vnc()
+	} else {
 		d.Videos = []libvirtxml.DomainVideo{{Model: libvirtxml.DomainVideoModel{Type: "none"}}}
 	}
 	for _, in := range devs.Inputs {
@@ -109,4 +108,19 @@ func usbController(d *libvirtxml.DomainDeviceList) libvirtxml.DomainController {
 // one is set here too for the conversion to round-trip.
 func input(kind, bus string) libvirtxml.DomainInput {
 	return libvirtxml.DomainInput{Type: kind, Bus: bus, Source: &libvirtxml.DomainInputSource{}}
+}
+
+// vnc is the display's VNC server on a unix socket in the pod, which virt-handler relays to
+// `virtctl vnc`; none without a socket path (QEMU would otherwise listen on TCP).
+func (c *converter) vnc() []libvirtxml.DomainGraphic {
+	if c.env.VNCSocketPath == "" {
+		return nil
+	}
+	path := c.hostFile(field.NewPath("environment", "vncSocketPath"), c.env.VNCSocketPath, "VNC socket")
+	if path == "" {
+		return nil
+	}
+	return []libvirtxml.DomainGraphic{{VNC: &libvirtxml.DomainGraphicVNC{
+		Listeners: []libvirtxml.DomainGraphicListener{{Socket: &libvirtxml.DomainGraphicListenerSocket{Socket: path}}},
+	}}}
 }

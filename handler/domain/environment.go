@@ -32,6 +32,9 @@ type Environment struct {
 	// SerialSocketPath is where QEMU listens with serial port 0: virt-handler connects there
 	// for the console (one client at a time); empty gives a pty instead.
 	SerialSocketPath string
+	// VNCSocketPath is where QEMU's VNC server listens for a guest with a graphics device:
+	// virt-handler connects there for `virtctl vnc`; empty gives no VNC server.
+	VNCSocketPath string
 	// AgentSocketPath is where QEMU listens with the guest agent's port, and libvirt
 	// connects; empty lets libvirt pick a path in its state directory.
 	AgentSocketPath string

@@ -27,6 +27,7 @@ func launcherEnv(domainType string, vmi *v1.VirtualMachineInstance) Environment 
 		InitrdPath:       "/var/run/kubevirt-private/kernel-boot/initrd.img",
 		SerialLogPath:    "/var/run/kubevirt-private/serial0.log",
 		SerialSocketPath: "/var/run/kubevirt-private/virt-serial0",
+		VNCSocketPath:    "/var/run/kubevirt-private/virt-vnc",
 		AgentSocketPath:  "/var/run/kubevirt-private/virt-agent0",
 		NVRAMPath:        "/var/run/kubevirt-private/efivars.fd",
 		Interfaces:       map[string]Attachment{},

@@ -21,6 +21,9 @@ const (
 	ConsoleLogMax = 1 << 20
 	// SerialSocketRel is serial port 0: QEMU listens, virt-handler connects for the console.
 	SerialSocketRel = "virt-serial0"
+	// VNCSocketRel is the guest's display: QEMU's VNC server listens, virt-handler connects
+	// for `virtctl vnc`.
+	VNCSocketRel = "virt-vnc"
 	// AgentSocketRel is the guest agent's virtio-serial port: QEMU listens, libvirt connects.
 	// libvirt's own choice of path is longer than a socket path may be.
 	AgentSocketRel = "virt-agent0"

@@ -45,6 +45,16 @@ func instancePattern(method, sub string) string {
 // ConsolePattern is ConsolePath as an http.ServeMux pattern.
 const ConsolePattern = "GET /v1/namespaces/{namespace}/virtualmachineinstances/{name}/console"
 
+// VNCPath is the path of namespace/name's display on a handler: RFB (the VNC protocol) in
+// binary messages of ConsoleProtocol, as KubeVirt's.
+func VNCPath(namespace, name string) string { return instancePath(namespace, name, "vnc") }
+
+// VNCPattern is VNCPath as an http.ServeMux pattern.
+var VNCPattern = instancePattern("GET", "vnc")
+
+// NoDisplay is the refusal of VNC to a guest without a graphics device.
+const NoDisplay = "the instance has no display: spec.domain.devices.autoattachGraphicsDevice is false"
+
 // Material is a party's side of the mutual TLS: the CAs it trusts and its own pair.
 type Material struct {
 	CABundle  []byte

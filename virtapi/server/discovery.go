@@ -30,6 +30,7 @@ var resources = []metav1.APIResource{
 	{Name: "virtualmachines/portforward", Namespaced: true, Kind: "VirtualMachine", Verbs: metav1.Verbs{"get"}},
 	{Name: "virtualmachineinstances", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{}},
 	{Name: "virtualmachineinstances/console", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"get"}},
+	{Name: "virtualmachineinstances/vnc", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"get"}},
 	{Name: "virtualmachineinstances/pause", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"update"}},
 	{Name: "virtualmachineinstances/unpause", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"update"}},
 	{Name: "virtualmachineinstances/softreboot", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"update"}},

@@ -49,6 +49,8 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.h.ServeGuestQuery(w, r, info.Namespace, info.Name, handlerapi.FileSystemList)
 	case "virtualmachineinstances/console":
 		rt.h.ServeConsole(w, r, info.Namespace, info.Name)
+	case "virtualmachineinstances/vnc":
+		rt.h.ServeVNC(w, r, info.Namespace, info.Name)
 	case "virtualmachineinstances/portforward", "virtualmachines/portforward":
 		// Parts is resource, name, portforward, then the port and the protocol.
 		rt.h.ServePortForward(w, r, info.Resource, info.Namespace, info.Name, info.Parts[3:])

@@ -56,6 +56,26 @@ func (h *Handler) ServeConsole(w http.ResponseWriter, r *http.Request, namespace
 	h.relay(w, r, vmi, handlerapi.ConsolePath(vmi.Namespace, vmi.Name), handlerapi.ConsoleProtocol, 90*time.Second, "console")
 }
 
+// ServeVNC handles GET vnc of the instance namespace/name: the user's websocket bridged to
+// the guest's display (RFB) through the virt-handler of its node, as the console is. The
+// instance must run and have a display.
+func (h *Handler) ServeVNC(w http.ResponseWriter, r *http.Request, namespace, name string) {
+	vmi, err := h.Virt.KubevirtV1().VirtualMachineInstances(namespace).Get(r.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		writeStatus(w, err)
+		return
+	}
+	if p := vmi.Status.Phase; p != v1.Running {
+		writeStatus(w, apierrors.NewConflict(vmiResource, name, fmt.Errorf("the instance is %q, not Running", p)))
+		return
+	}
+	if !vmi.Spec.Domain.Devices.GraphicsAttached() {
+		writeStatus(w, apierrors.NewBadRequest(handlerapi.NoDisplay))
+		return
+	}
+	h.relay(w, r, vmi, handlerapi.VNCPath(vmi.Namespace, vmi.Name), handlerapi.ConsoleProtocol, 30*time.Second, "vnc")
+}
+
 // relay opens the stream (path, protocol) on the virt-handler of vmi's node, upgrades the
 // client's request and splices the two until either ends; what names the stream in logs and in
 // the close message.

@@ -25,7 +25,8 @@ type Devices struct {
 	// is listed; defaults to true.
 	// +optional
 	AutoattachPodInterface *bool `json:"autoattachPodInterface,omitempty"`
-	// AutoattachGraphicsDevice adds a VGA device; defaults to true.
+	// AutoattachGraphicsDevice adds a VGA display, reached with virtctl vnc; defaults to
+	// true.
 	// +optional
 	AutoattachGraphicsDevice *bool `json:"autoattachGraphicsDevice,omitempty"`
 	// AutoattachSerialConsole adds the serial console (virtctl console); defaults to true.
@@ -165,3 +166,9 @@ type TPMDevice struct {
 
 // IsEnabled reports whether the guest gets a TPM: `tpm: {}` means one, `enabled: false` none.
 func (t *TPMDevice) IsEnabled() bool { return t != nil && (t.Enabled == nil || *t.Enabled) }
+
+// GraphicsAttached says whether the guest has a display: unless autoattachGraphicsDevice is
+// false, as in KubeVirt.
+func (d *Devices) GraphicsAttached() bool {
+	return d.AutoattachGraphicsDevice == nil || *d.AutoattachGraphicsDevice
+}
