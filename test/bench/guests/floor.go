@@ -65,6 +65,9 @@ func (b *bench) qemuCommand(hostname string) []string {
 		"-chardev", "socket,id=charchannel0,path=" + layout.InPod(layout.AgentSocketRel) + ",server=on,wait=off",
 		"-device", "virtserialport,bus=virtio-serial0.0,nr=1,chardev=charchannel0,id=channel0,name=org.qemu.guest_agent.0",
 		"-device", "virtio-balloon-pci,id=balloon0,bus=pci.3,addr=0x0",
+		// The display every guest has by default, and its VNC server, as the domain's.
+		"-vnc", "unix:" + layout.InPod(layout.VNCSocketRel),
+		"-device", "VGA,id=video0,vgamem_mb=16,bus=pcie.0",
 	}
 }
 
