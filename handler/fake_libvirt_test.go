@@ -3,6 +3,7 @@ package handler
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -223,4 +224,13 @@ func between(s, from, to string) string {
 	_, rest, _ := strings.Cut(s, from)
 	out, _, _ := strings.Cut(rest, to)
 	return out
+}
+
+// Screenshot answers a 2x1 display, red then blue, as QEMU's PPM.
+func (f *fakeLibvirt) Screenshot(name string, w io.Writer) (string, error) {
+	if _, err := f.DomainXML(name); err != nil {
+		return "", err
+	}
+	_, err := w.Write([]byte("P6\n# QEMU\n2 1\n255\n\xff\x00\x00\x00\x00\xff"))
+	return "image/x-portable-pixmap", err
 }

@@ -3,6 +3,7 @@ package handler
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -266,4 +267,20 @@ func (g *goLibvirt) Close() error {
 	case <-time.After(closeTimeout):
 		return g.conn.Close()
 	}
+}
+
+func (g *goLibvirt) Screenshot(name string, w io.Writer) (string, error) {
+	var mime libvirt.OptString
+	err := g.call("taking a screenshot", queryTimeout, func() error {
+		dom, err := g.l.DomainLookupByName(name)
+		if err != nil {
+			return err
+		}
+		mime, err = g.l.DomainScreenshot(dom, w, 0, 0)
+		return err
+	})
+	if err != nil || len(mime) == 0 {
+		return "", err
+	}
+	return mime[0], nil
 }

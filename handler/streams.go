@@ -67,6 +67,7 @@ func (s *StreamServer) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc(handlerapi.ConsolePattern, s.console)
 	mux.HandleFunc(handlerapi.VNCPattern, s.vnc)
+	mux.HandleFunc(handlerapi.ScreenshotPattern, s.screenshot)
 	mux.HandleFunc(handlerapi.PortForwardPattern, s.portForward)
 	for _, op := range handlerapi.Operations {
 		mux.HandleFunc(handlerapi.LifecyclePattern(op), s.lifecycle(op))

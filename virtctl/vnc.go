@@ -77,9 +77,34 @@ func vncCommand(cl *clientLoader) *cobra.Command {
 			return runViewer(ctx, local, cmd.ErrOrStderr())
 		},
 	}
+	cmd.AddCommand(screenshotCommand(cl))
 	cmd.Flags().BoolVar(&proxyOnly, "proxy-only", false, "only relay the port (printed as JSON); start no viewer")
 	cmd.Flags().IntVar(&port, "port", 0, "the local port (0: any free port)")
 	cmd.Flags().StringVar(&address, "address", "127.0.0.1", "the local address to listen on")
+	return cmd
+}
+
+func screenshotCommand(cl *clientLoader) *cobra.Command {
+	var file string
+	cmd := &cobra.Command{
+		Use:   "screenshot VMI --file FILE.png",
+		Short: "Save an image of the display of a running instance (PNG)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := cl.clients()
+			if err != nil {
+				return err
+			}
+			image, err := c.Subresources.Get().Namespace(c.Namespace).Resource("virtualmachineinstances").Name(args[0]).
+				SubResource("vnc", "screenshot").DoRaw(cmd.Context())
+			if err != nil {
+				return fmt.Errorf("screenshot of %s: %w", args[0], err)
+			}
+			return os.WriteFile(file, image, 0o644)
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "the PNG file to write")
+	_ = cmd.MarkFlagRequired("file")
 	return cmd
 }
 

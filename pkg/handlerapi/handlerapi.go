@@ -52,6 +52,14 @@ func VNCPath(namespace, name string) string { return instancePath(namespace, nam
 // VNCPattern is VNCPath as an http.ServeMux pattern.
 var VNCPattern = instancePattern("GET", "vnc")
 
+// ScreenshotPath is the path of namespace/name's display as a PNG image on a handler.
+func ScreenshotPath(namespace, name string) string {
+	return instancePath(namespace, name, "vnc/screenshot")
+}
+
+// ScreenshotPattern is ScreenshotPath as an http.ServeMux pattern.
+var ScreenshotPattern = instancePattern("GET", "vnc/screenshot")
+
 // NoDisplay is the refusal of VNC to a guest without a graphics device.
 const NoDisplay = "the instance has no display: spec.domain.devices.autoattachGraphicsDevice is false"
 

@@ -6,9 +6,13 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,7 +30,8 @@ import (
 // TestVNCShowsTheGuestsDisplay: as in KubeVirt, a guest has a display unless
 // autoattachGraphicsDevice is false, and `virtctl vnc` reaches it: with --proxy-only it prints
 // the local port, where a VNC client gets QEMU's server for that guest (the RFB handshake, the
-// screen size and the guest's name). A guest without a display is refused, saying why.
+// screen size and the guest's name); `virtctl vnc screenshot` saves the screen as a PNG. A
+// guest without a display is refused, saying why.
 func TestVNCShowsTheGuestsDisplay(t *testing.T) {
 	f := framework.New(t)
 	headless := framework.TestGuestSpec("headless")
@@ -56,10 +61,34 @@ func TestVNCShowsTheGuestsDisplay(t *testing.T) {
 		t.Errorf("display %dx%d named %q; want a screen of the guest shown", width, height, name)
 	}
 
-	out, err := f.Virtctl("vnc", "--proxy-only", "headless")
-	if err == nil || !strings.Contains(out, handlerapi.NoDisplay) {
-		t.Errorf("virtctl vnc of a guest without a display: %v\n%s\nwant a refusal saying %q", err, out, handlerapi.NoDisplay)
+	// The same screen as an image.
+	file := filepath.Join(t.TempDir(), "shown.png")
+	if out, err := f.Virtctl("vnc", "screenshot", "shown", "--file", file); err != nil {
+		t.Fatalf("virtctl vnc screenshot: %v\n%s", err, out)
 	}
+	img, err := readPNG(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != int(width) || b.Dy() != int(height) {
+		t.Errorf("screenshot of %v, want the display's %dx%d", b, width, height)
+	}
+
+	for _, args := range [][]string{{"vnc", "--proxy-only", "headless"}, {"vnc", "screenshot", "headless", "--file", file + ".2"}} {
+		out, err := f.Virtctl(args...)
+		if err == nil || !strings.Contains(out, handlerapi.NoDisplay) {
+			t.Errorf("virtctl %s of a guest without a display: %v\n%s\nwant a refusal saying %q", strings.Join(args, " "), err, out, handlerapi.NoDisplay)
+		}
+	}
+}
+
+func readPNG(path string) (image.Image, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return png.Decode(f)
 }
 
 var vncPort = regexp.MustCompile(`\{"port":(\d+)\}`)

@@ -50,7 +50,15 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "virtualmachineinstances/console":
 		rt.h.ServeConsole(w, r, info.Namespace, info.Name)
 	case "virtualmachineinstances/vnc":
-		rt.h.ServeVNC(w, r, info.Namespace, info.Name)
+		// Parts is resource, name, vnc, then screenshot for the display's image.
+		switch extra := info.Parts[3:]; {
+		case len(extra) == 0:
+			rt.h.ServeVNC(w, r, info.Namespace, info.Name, false)
+		case len(extra) == 1 && extra[0] == "screenshot":
+			rt.h.ServeVNC(w, r, info.Namespace, info.Name, true)
+		default:
+			http.Error(w, apierrors.NewNotFound(subresourceGR(info.Resource), info.Name).Error(), http.StatusNotFound)
+		}
 	case "virtualmachineinstances/portforward", "virtualmachines/portforward":
 		// Parts is resource, name, portforward, then the port and the protocol.
 		rt.h.ServePortForward(w, r, info.Resource, info.Namespace, info.Name, info.Parts[3:])

@@ -57,9 +57,10 @@ func (h *Handler) ServeConsole(w http.ResponseWriter, r *http.Request, namespace
 }
 
 // ServeVNC handles GET vnc of the instance namespace/name: the user's websocket bridged to
-// the guest's display (RFB) through the virt-handler of its node, as the console is. The
-// instance must run and have a display.
-func (h *Handler) ServeVNC(w http.ResponseWriter, r *http.Request, namespace, name string) {
+// the guest's display (RFB) through the virt-handler of its node, as the console is; and GET
+// vnc/screenshot (screenshot), the display as a PNG image, as KubeVirt's. The instance must
+// run and have a display.
+func (h *Handler) ServeVNC(w http.ResponseWriter, r *http.Request, namespace, name string, screenshot bool) {
 	vmi, err := h.Virt.KubevirtV1().VirtualMachineInstances(namespace).Get(r.Context(), name, metav1.GetOptions{})
 	if err != nil {
 		writeStatus(w, err)
@@ -73,7 +74,17 @@ func (h *Handler) ServeVNC(w http.ResponseWriter, r *http.Request, namespace, na
 		writeStatus(w, apierrors.NewBadRequest(handlerapi.NoDisplay))
 		return
 	}
-	h.relay(w, r, vmi, handlerapi.VNCPath(vmi.Namespace, vmi.Name), handlerapi.ConsoleProtocol, 30*time.Second, "vnc")
+	if !screenshot {
+		h.relay(w, r, vmi, handlerapi.VNCPath(vmi.Namespace, vmi.Name), handlerapi.ConsoleProtocol, 30*time.Second, "vnc")
+		return
+	}
+	image, err := h.callHandler(r, vmi, http.MethodGet, handlerapi.ScreenshotPath(namespace, name))
+	if err != nil {
+		writeStatus(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	_, _ = w.Write(image)
 }
 
 // relay opens the stream (path, protocol) on the virt-handler of vmi's node, upgrades the

@@ -34,7 +34,7 @@ func TestVNCRefusal(t *testing.T) {
 			}
 			h := &Handler{Virt: virt}
 			w := httptest.NewRecorder()
-			h.ServeVNC(w, httptest.NewRequest("GET", "/vnc", nil), "ns", "web")
+			h.ServeVNC(w, httptest.NewRequest("GET", "/vnc", nil), "ns", "web", false)
 			if w.Code != tc.code || !strings.Contains(w.Body.String(), tc.says) {
 				t.Errorf("got %d %s, want %d saying %q", w.Code, w.Body.String(), tc.code, tc.says)
 			}

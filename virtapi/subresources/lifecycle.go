@@ -114,8 +114,8 @@ func (h *Handler) putHandler(r *http.Request, vmi *v1.VirtualMachineInstance, pa
 }
 
 // maxHandlerAnswer bounds what virt-api reads of a handler's answer: a guest agent's report
-// is a few KiB (package handler/guestagent bounds it).
-const maxHandlerAnswer = 1 << 20
+// is a few KiB (package handler/guestagent bounds it), a screenshot's PNG at most a few MiB.
+const maxHandlerAnswer = 16 << 20
 
 // callHandler sends method path to the virt-handler of vmi's node and returns its answer's
 // body once it is 200.
