@@ -35,7 +35,8 @@ type DevicesApplyConfiguration struct {
 	// AutoattachPodInterface adds a masquerade interface on the pod network when no interface
 	// is listed; defaults to true.
 	AutoattachPodInterface *bool `json:"autoattachPodInterface,omitempty"`
-	// AutoattachGraphicsDevice adds a VGA device; defaults to true.
+	// AutoattachGraphicsDevice adds a VGA display, reached with virtctl vnc; defaults to
+	// true.
 	AutoattachGraphicsDevice *bool `json:"autoattachGraphicsDevice,omitempty"`
 	// AutoattachSerialConsole adds the serial console (virtctl console); defaults to true.
 	AutoattachSerialConsole *bool `json:"autoattachSerialConsole,omitempty"`
