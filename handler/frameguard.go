@@ -17,7 +17,7 @@ import (
 // recover), and its XDR decoder allocates whatever a string's or array's length word says, even
 // in a frame of a few bytes. frameGuard sits between the socket and go-libvirt and passes on
 // only frames that are bounded and decode safely: every length inside fits in the frame, and
-// the frame is a reply or event the handler asked for. Anything else ends the connection with
+// the frame is a reply, stream or event the handler asked for. Anything else ends the connection with
 // errLauncherProtocol, which fails that launcher's instance only.
 
 // maxFrame bounds one frame. The largest the handler receives is a domain's XML, a few KiB;
@@ -39,8 +39,10 @@ const (
 	remoteProgram   = 0x20008086
 	typeReply       = 1
 	typeMessage     = 2
+	typeStream      = 3
 	statusOK        = 0
 	statusError     = 1
+	statusContinue  = 2 // a stream's data frame: more follows
 	uuidLen         = 16
 	authTypeListMax = 20
 	// REMOTE_DOMAIN_LIST_MAX and REMOTE_CONNECT_GET_ALL_DOMAIN_STATS_MAX.
@@ -54,18 +56,20 @@ const (
 
 // Remote procedures the handler calls (their replies) or subscribes to (their messages).
 const (
-	procConnectOpen          = 1
-	procConnectClose         = 2
-	procDomainCreate         = 9
-	procDomainGetXMLDesc     = 14
-	procDomainLookupByName   = 23
-	procDomainReboot         = 27
-	procDomainResume         = 28
-	procDomainSuspend        = 34
-	procDomainCreateFlags    = 196
-	procAuthList             = 66
-	procAuthPolkit           = 70
-	procDomainGetState       = 212
+	procConnectOpen        = 1
+	procConnectClose       = 2
+	procDomainCreate       = 9
+	procDomainGetXMLDesc   = 14
+	procDomainLookupByName = 23
+	procDomainReboot       = 27
+	procDomainResume       = 28
+	procDomainSuspend      = 34
+	procDomainCreateFlags  = 196
+	procAuthList           = 66
+	procAuthPolkit         = 70
+	procDomainGetState     = 212
+	// REMOTE_PROC_DOMAIN_SCREENSHOT: its reply, then the image on a stream.
+	procDomainScreenshot     = 211
 	procEventRegisterAny     = 316
 	procEventDeregisterAny   = 317
 	procEventLifecycle       = 318
@@ -100,6 +104,7 @@ var replies = map[uint32]func(*xdrCursor){
 	procDomainAbortJob:       func(*xdrCursor) {},
 	procDomainGetJobStats:    func(c *xdrCursor) { c.word(); c.array(jobStatsMax, (*xdrCursor).typedParam) },
 	procDomainGetGuestInfo:   func(c *xdrCursor) { c.array(guestInfoParamsMax, (*xdrCursor).typedParam) },
+	procDomainScreenshot:     func(c *xdrCursor) { c.optional(c.str) }, // the image's MIME type
 	// An opaque<> is encoded as a string is; take bounds it to the frame.
 	procDomainMigratePerform3Params: (*xdrCursor).str,
 }
@@ -200,8 +205,8 @@ func (g *frameGuard) next() ([]byte, error) {
 	}
 }
 
-// checkFrame accepts a reply to one of the handler's calls or a lifecycle event, whose every
-// length fits in the frame; it says which of the two it is.
+// checkFrame accepts a reply to one of the handler's calls, the stream of a screenshot, or a
+// lifecycle event, whose every length fits in the frame; it says whether it is an event.
 func checkFrame(frame []byte) (isEvent bool, err error) {
 	be := binary.BigEndian
 	program, proc, typ, status := be.Uint32(frame[4:]), be.Uint32(frame[12:]), be.Uint32(frame[16:]), be.Uint32(frame[24:])
@@ -216,6 +221,10 @@ func checkFrame(frame []byte) (isEvent bool, err error) {
 		shape = remoteError
 	case typ == typeReply && status == statusOK:
 		shape = replies[proc]
+	case typ == typeStream && proc == procDomainScreenshot && (status == statusContinue || status == statusOK):
+		shape = func(*xdrCursor) {} // raw image bytes, bounded by the frame
+	case typ == typeStream && proc == procDomainScreenshot && status == statusError:
+		shape = remoteError
 	}
 	if shape == nil {
 		return false, fmt.Errorf("%w: unexpected frame (procedure %d, type %d, status %d)", errLauncherProtocol, proc, typ, status)

@@ -62,7 +62,11 @@ func TestCheckFrame(t *testing.T) {
 		{"more domains than libvirt lists", frame(procGetAllDomainStats, typeReply, statusOK, domainListMax+1), false, true},
 		{"reply to a call never made", frame(procConnectOpen+1000, typeReply, statusOK), false, true},
 		{"another event", frame(procEventLifecycle+1, typeMessage, statusOK), false, true},
-		{"a stream", frame(procDomainCreate, 3, statusOK), false, true},
+		{"a stream", frame(procDomainCreate, typeStream, statusOK), false, true},
+		{"screenshot reply", frame(procDomainScreenshot, typeReply, statusOK, 1, 4, 0x696d6167), false, false},
+		{"screenshot data", frame(procDomainScreenshot, typeStream, statusContinue, 0x50360a32, 0x20310a32), false, false},
+		{"screenshot end", frame(procDomainScreenshot, typeStream, statusOK), false, false},
+		{"screenshot stream error", frame(procDomainScreenshot, typeStream, statusError, 1, 10, 1, 0x7ffffff0), false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
