@@ -51,7 +51,7 @@ func (c *Controller) screenshot(namespace, name string) (image.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mime != "image/x-portable-pixmap" {
+	if mime != "" && mime != "image/x-portable-pixmap" { // "": unknown, the decoder checks
 		return nil, fmt.Errorf("the screenshot is %q, not a PPM", mime)
 	}
 	return decodePPM(bytes.NewReader(buf.bytes()))
