@@ -3,6 +3,9 @@ package handler
 import (
 	"context"
 	"errors"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
 	"strings"
 	"sync"
@@ -32,10 +35,12 @@ type fakeLibvirt struct {
 	events   chan LifecycleEvent
 	stats    []libvirt.TypedParam // DomainStats' answer
 	guest    []libvirt.TypedParam // GuestInfo's answer
-	guestErr error
-	guestN   int // GuestInfo calls
-	gone     chan struct{}
-	closed   bool
+	// screenshotPPM: Screenshot sends QEMU's PPM, as libvirt does for QEMU before 7.1.
+	screenshotPPM bool
+	guestErr      error
+	guestN        int // GuestInfo calls
+	gone          chan struct{}
+	closed        bool
 }
 
 func newFakeLibvirt() *fakeLibvirt {
@@ -226,11 +231,18 @@ func between(s, from, to string) string {
 	return out
 }
 
-// Screenshot answers a 2x1 display, red then blue, as QEMU's PPM.
+// Screenshot answers a 2x1 display, red then blue, as screenshotImage says (a PNG, as
+// libvirt's QEMU driver sends, unless a test sets a PPM).
 func (f *fakeLibvirt) Screenshot(name string, w io.Writer) (string, error) {
 	if _, err := f.DomainXML(name); err != nil {
 		return "", err
 	}
-	_, err := w.Write([]byte("P6\n# QEMU\n2 1\n255\n\xff\x00\x00\x00\x00\xff"))
-	return "image/x-portable-pixmap", err
+	img := image.NewRGBA(image.Rect(0, 0, 2, 1))
+	img.Set(0, 0, color.RGBA{R: 255, A: 255})
+	img.Set(1, 0, color.RGBA{B: 255, A: 255})
+	if f.screenshotPPM {
+		_, err := w.Write([]byte("P6\n2 1\n255\n\xff\x00\x00\x00\x00\xff"))
+		return "image/x-portable-pixmap", err
+	}
+	return "image/png", png.Encode(w, img)
 }

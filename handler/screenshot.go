@@ -25,7 +25,7 @@ const maxScreenshot = 64 << 20
 // screenshot answers GET vnc/screenshot: the guest's display as a PNG, as KubeVirt's.
 func (s *StreamServer) screenshot(w http.ResponseWriter, r *http.Request) {
 	namespace, name := r.PathValue("namespace"), r.PathValue("name")
-	img, err := s.Controller.screenshot(namespace, name)
+	image, err := s.Controller.screenshot(namespace, name)
 	if err != nil {
 		status := errorStatus(err)
 		klog.InfoS("screenshot refused", "vmi", namespace+"/"+name, "status", status, "err", err)
@@ -33,11 +33,16 @@ func (s *StreamServer) screenshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "image/png")
-	_ = png.Encode(w, img)
+	_, _ = w.Write(image)
 }
 
-// screenshot reads namespace/name's display through its launcher's libvirtd.
-func (c *Controller) screenshot(namespace, name string) (image.Image, error) {
+// pngSignature starts every PNG file.
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
+
+// screenshot reads namespace/name's display through its launcher's libvirtd, as a PNG:
+// libvirt's QEMU driver sends one where QEMU can write it (QEMU 7.1 on), else QEMU's PPM,
+// which is converted. Either is checked before it is passed on.
+func (c *Controller) screenshot(namespace, name string) ([]byte, error) {
 	vmi, lv, err := c.dialRunning(namespace, name)
 	if err != nil {
 		return nil, err
@@ -47,14 +52,25 @@ func (c *Controller) screenshot(namespace, name string) (image.Image, error) {
 		return nil, &streamError{http.StatusBadRequest, handlerapi.NoDisplay}
 	}
 	buf := &boundedBuffer{max: maxScreenshot}
-	mime, err := lv.Screenshot(DomainName(vmi), buf)
+	if _, err := lv.Screenshot(DomainName(vmi), buf); err != nil {
+		return nil, err
+	}
+	data := buf.bytes()
+	if bytes.HasPrefix(data, pngSignature) {
+		if _, err := png.DecodeConfig(bytes.NewReader(data)); err != nil {
+			return nil, fmt.Errorf("the screenshot's PNG: %w", err)
+		}
+		return data, nil
+	}
+	img, err := decodePPM(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
-	if mime != "" && mime != "image/x-portable-pixmap" { // "": unknown, the decoder checks
-		return nil, fmt.Errorf("the screenshot is %q, not a PPM", mime)
+	var out bytes.Buffer
+	if err := png.Encode(&out, img); err != nil {
+		return nil, err
 	}
-	return decodePPM(bytes.NewReader(buf.bytes()))
+	return out.Bytes(), nil
 }
 
 // boundedBuffer keeps at most max bytes; libvirt's stream writes to it from its own goroutine.

@@ -58,17 +58,20 @@ func TestScreenshot(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		vmi  func() *v1.VirtualMachineInstance
+		ppm  bool
 		code int
 		says string
 	}{
-		{"running", runningInstance, 200, ""},
-		{"no display", headless, 400, handlerapi.NoDisplay},
-		{"not running", newInstance, 409, "not Running"},
+		{"running", runningInstance, false, 200, ""},
+		{"a QEMU that writes PPM", runningInstance, true, 200, ""},
+		{"no display", headless, false, 400, handlerapi.NoDisplay},
+		{"not running", newInstance, false, 409, "not Running"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vmi := tc.vmi()
 			f := newFixture(t, vmi, newPod(vmi))
 			f.lv.set(domName, libvirt.DomainRunning, 1)
+			f.lv.screenshotPPM = tc.ppm
 			rec := httptest.NewRecorder()
 			s := &StreamServer{Controller: f.c}
 			s.routes().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, handlerapi.ScreenshotPath("ns", "web"), nil))
@@ -79,8 +82,9 @@ func TestScreenshot(t *testing.T) {
 				return
 			}
 			img, err := png.Decode(rec.Body)
-			if err != nil || rec.Header().Get("Content-Type") != "image/png" || img.Bounds().Dx() != 2 {
-				t.Errorf("answer %s: %v, %v; want the 2x1 PNG", rec.Header().Get("Content-Type"), img, err)
+			if err != nil || rec.Header().Get("Content-Type") != "image/png" || img.Bounds().Dx() != 2 ||
+				color.RGBAModel.Convert(img.At(1, 0)) != (color.RGBA{0, 0, 255, 255}) {
+				t.Errorf("answer %s: %v, %v; want the 2x1 PNG, red then blue", rec.Header().Get("Content-Type"), img, err)
 			}
 		})
 	}
