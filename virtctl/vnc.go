@@ -95,11 +95,14 @@ func screenshotCommand(cl *clientLoader) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			image, err := c.Subresources.Get().Namespace(c.Namespace).Resource("virtualmachineinstances").Name(args[0]).
-				SubResource("vnc", "screenshot").DoRaw(cmd.Context())
-			if err != nil {
+			res := c.Subresources.Get().Namespace(c.Namespace).Resource("virtualmachineinstances").Name(args[0]).
+				SubResource("vnc", "screenshot").Do(cmd.Context())
+			// Error, not Raw's error: it reads the server's Status (such as "the instance has
+			// no display").
+			if err := res.Error(); err != nil {
 				return fmt.Errorf("screenshot of %s: %w", args[0], err)
 			}
+			image, _ := res.Raw()
 			return os.WriteFile(file, image, 0o644)
 		},
 	}
