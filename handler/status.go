@@ -128,6 +128,9 @@ func applyOutcome(vmi *v1.VirtualMachineInstance, o outcome, pod *corev1.Pod, de
 	if o.phase != v1.Running {
 		return
 	}
+	if dev == nil {
+		dev = &domainDevices{} // nothing read of the domain: the spec's alone
+	}
 	s.Interfaces = interfaceStatus(vmi, pod, dev.macs)
 	volumeTargets(vmi, dev.drives)
 	if dev.machine != "" {
