@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/sys/unix"
 	"k8s.io/klog/v2"
 
 	"github.com/vmctl/vmctl/launcher/layout"
@@ -29,16 +30,19 @@ func FollowConsole(ctx context.Context, privateDir string, out io.Writer) {
 // medium; 100 ms is well below what a human notices.
 //
 // The file lives in the pod's emptyDir, so a guest writing to its console without end must not
-// fill it: once max bytes were copied the file is truncated. QEMU appends (O_APPEND), so its
-// next write lands at the new end; what it wrote between the copy and the truncation is lost
-// from stdout, a price only a flooding guest pays. Stdout itself is the kubelet's container
-// log, which the kubelet rotates.
+// fill it: once max bytes were copied since the last time, their disk space is freed by
+// punching a hole over them. The file's size and QEMU's appends (O_APPEND) are left alone, so
+// nothing QEMU writes meanwhile is lost; truncating instead lost what it wrote during the copy,
+// a flooding guest's last lines. Stdout itself is the kubelet's container log, which the
+// kubelet rotates.
 type consoleFollower struct {
 	path string
 	max  int64
 	out  io.Writer
 	f    *os.File
 	off  int64
+	// reclaimed is where the file's disk space is held again: before it lies a hole.
+	reclaimed int64
 	// copied counts the bytes copied so far.
 	copied int64
 }
@@ -46,7 +50,8 @@ type consoleFollower struct {
 // step copies whatever was appended since the last step.
 func (c *consoleFollower) step() error {
 	if c.f == nil {
-		f, err := os.Open(c.path)
+		// Read-write: punching a hole needs a writable descriptor.
+		f, err := os.OpenFile(c.path, os.O_RDWR, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -61,7 +66,7 @@ func (c *consoleFollower) step() error {
 	}
 	if fi.Size() < c.off {
 		// Truncated (a new QEMU without append): start over.
-		c.off = 0
+		c.off, c.reclaimed = 0, 0
 	}
 	if fi.Size() == c.off {
 		return nil
@@ -69,13 +74,27 @@ func (c *consoleFollower) step() error {
 	n, err := io.Copy(c.out, io.NewSectionReader(c.f, c.off, fi.Size()-c.off))
 	c.off += n
 	c.copied += n
-	if err != nil || c.max <= 0 || c.off < c.max {
+	if err != nil || c.max <= 0 || c.off-c.reclaimed < c.max {
+		return err
+	}
+	return c.reclaim()
+}
+
+// reclaim frees the disk space of what was copied. A filesystem that cannot punch holes gets
+// the file truncated, losing what QEMU appended since the copy.
+func (c *consoleFollower) reclaim() error {
+	err := unix.Fallocate(int(c.f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, c.reclaimed, c.off-c.reclaimed)
+	if err == nil {
+		c.reclaimed = c.off
+		return nil
+	}
+	if !errors.Is(err, unix.EOPNOTSUPP) {
 		return err
 	}
 	if err := os.Truncate(c.path, 0); err != nil {
 		return err
 	}
-	c.off = 0
+	c.off, c.reclaimed = 0, 0
 	return nil
 }
 

@@ -236,7 +236,7 @@ func helpers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Container {
 		Image:           cfg.LauncherImage,
 		ImagePullPolicy: corev1.PullIfNotPresent,
 		Command:         []string{"/usr/bin/virt-launcher", "guest-console-log"},
-		// Read-write: it truncates the log it copied (layout.ConsoleLogMax).
+		// Read-write: it frees the disk space of the log it copied (layout.ConsoleLogMax).
 		VolumeMounts:    []corev1.VolumeMount{privateMount},
 		SecurityContext: containerSecurityContext(),
 	}))

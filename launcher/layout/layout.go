@@ -17,7 +17,7 @@ const (
 	// Paths relative to the private directory, the same for the launcher and the handler.
 	SocketRel     = "libvirt/libvirt-sock"
 	ConsoleLogRel = "console.log"
-	// ConsoleLogMax is the most console.log holds: the launcher truncates it once copied.
+	// ConsoleLogMax is the most of console.log on disk: the launcher frees what it copied.
 	ConsoleLogMax = 1 << 20
 	// SerialSocketRel is serial port 0: QEMU listens, virt-handler connects for the console.
 	SerialSocketRel = "virt-serial0"
