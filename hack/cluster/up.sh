@@ -57,6 +57,15 @@ else
   for port in 2379 2380 6443 10248 10250 10256 10257 10259; do
     port_free $port || die "port $port is in use: is another cluster running on this host?"
   done
+  # A cluster that was killed rather than taken down (its ports are free: it runs no more)
+  # leaves its nodes' links on the host, under the names this one's nodes need.
+  for node in "${nodes[@]:1}"; do
+    link=vmctl-n$(node_index "$node")
+    if ! mountpoint -q "$(node_state "$node")/ns/mnt" && ip link show "$link" >/dev/null 2>&1; then
+      log "removing $link, left by a cluster that no longer runs"
+      ip link del "$link"
+    fi
+  done
   install_packages
   build_tools etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kubelet kube-proxy
   # The pod sandbox and the cluster DNS: there is no registry, so every image comes from
