@@ -47,7 +47,7 @@ type Libvirt interface {
 	// guestagent.Types names; an error when no agent answers.
 	GuestInfo(name string) ([]libvirt.TypedParam, error)
 	// Screenshot writes the image of the domain's display to w (QEMU's screendump through
-	// virDomainScreenshot, a PPM) and returns its MIME type, "" when unknown.
+	// virDomainScreenshot: a PNG from QEMU 7.1 on) and returns its MIME type, "" when unknown.
 	Screenshot(name string, w io.Writer) (string, error)
 	// LifecycleEvents streams every domain's lifecycle events, and its guest agent's
 	// connects and disconnects, until ctx ends or the connection is lost; the channel is then
