@@ -3,6 +3,7 @@ package handler
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -10,26 +11,34 @@ import (
 	"github.com/vmctl/vmctl/launcher/layout"
 )
 
-// configReader returns the files of an instance's configMap, secret, serviceAccount or
-// downwardAPI volume, as the kubelet wrote them into the launcher pod's volume.
+// configReader returns the files of an instance's configMap, secret, serviceAccount,
+// downwardAPI or sysprep volume, as the kubelet wrote them into the launcher pod's volume.
 type configReader func(vol v1.Volume) (map[string][]byte, error)
 
-// kubeletPlugins are the kubelet's directory names of the volume kinds a config volume uses.
-var kubeletPlugins = map[string]string{
-	"configMap":      "kubernetes.io~configmap",
-	"secret":         "kubernetes.io~secret",
-	"downwardAPI":    "kubernetes.io~downward-api",
-	"serviceAccount": "kubernetes.io~projected",
+// kubeletPlugin is the kubelet's directory name for the pod volume of a config volume
+// (controller/vmi/configvolumes.go), "" for any other volume.
+func kubeletPlugin(vol v1.Volume) string {
+	switch {
+	case vol.ConfigMap != nil, vol.Sysprep != nil && vol.Sysprep.ConfigMap != nil:
+		return "kubernetes.io~configmap"
+	case vol.Secret != nil, vol.Sysprep != nil && vol.Sysprep.Secret != nil:
+		return "kubernetes.io~secret"
+	case vol.DownwardAPI != nil:
+		return "kubernetes.io~downward-api"
+	case vol.ServiceAccount != nil:
+		return "kubernetes.io~projected"
+	}
+	return ""
 }
 
 // podConfigVolumes reads config volumes through the kubelet's pods directory, like podSecrets.
 func podConfigVolumes(kubeletRoot string, pod *corev1.Pod) configReader {
 	return func(vol v1.Volume) (map[string][]byte, error) {
-		kinds := vol.SourceKinds()
-		if len(kinds) != 1 || kubeletPlugins[kinds[0]] == "" {
+		plugin := kubeletPlugin(vol)
+		if plugin == "" {
 			return nil, invalidSpec("volume %q is not a config volume", vol.Name)
 		}
-		return readSecretVolume(podVolumeDir(kubeletRoot, pod.UID, kubeletPlugins[kinds[0]], layout.ConfigVolume(vol.Name)))
+		return readSecretVolume(podVolumeDir(kubeletRoot, pod.UID, plugin, layout.ConfigVolume(vol.Name)))
 	}
 }
 
@@ -65,6 +74,11 @@ func configISO(vol v1.Volume, files map[string][]byte) (string, []isoFile, error
 		label = labelOr(vol.Secret.VolumeLabel, label)
 	case vol.DownwardAPI != nil:
 		label = labelOr(vol.DownwardAPI.VolumeLabel, label)
+	case vol.Sysprep != nil:
+		if err := sysprepFiles(vol, files); err != nil {
+			return "", nil, err
+		}
+		label = SysprepLabel
 	}
 	out := make([]isoFile, 0, len(files))
 	for _, name := range sortedKeys(files) {
@@ -81,6 +95,33 @@ func labelOr(label, fallback string) string {
 }
 
 // isConfigVolume reports whether vol's files go to the guest on an ISO the handler writes.
-func isConfigVolume(vol v1.Volume) bool {
-	return vol.ConfigMap != nil || vol.Secret != nil || vol.ServiceAccount != nil || vol.DownwardAPI != nil
+func isConfigVolume(vol v1.Volume) bool { return kubeletPlugin(vol) != "" }
+
+// SysprepLabel is a sysprep volume's ISO label, KubeVirt's: Windows Setup looks for its answer
+// file on every drive, whatever the label.
+const SysprepLabel = "unattendCD"
+
+// sysprepFiles checks a sysprep volume's files: its ConfigMap or Secret must exist and hold
+// an answer file, autounattend.xml (Windows Setup) or unattend.xml (after sysprep), in any
+// case, or Windows would boot with nothing to act on.
+func sysprepFiles(vol v1.Volume, files map[string][]byte) error {
+	kind, name := "configmap", ""
+	if ref := vol.Sysprep.ConfigMap; ref != nil {
+		name = ref.Name
+	} else if ref := vol.Sysprep.Secret; ref != nil {
+		kind, name = "secret", ref.Name
+	}
+	if len(files) == 0 {
+		missing := errMissingConfigMap
+		if kind == "secret" {
+			missing = errMissingSecret
+		}
+		return fmt.Errorf("%w: volume %q: sysprep %s %q does not exist or has no keys", missing, vol.Name, kind, name)
+	}
+	for file := range files {
+		if f := strings.ToLower(file); f == "autounattend.xml" || f == "unattend.xml" {
+			return nil
+		}
+	}
+	return invalidSpec("volume %q: sysprep %s %q holds neither autounattend.xml nor unattend.xml", vol.Name, kind, name)
 }

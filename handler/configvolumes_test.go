@@ -6,16 +6,22 @@ import (
 	"path/filepath"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
+func sysprepVolume(name string, src *v1.SysprepSource) v1.Volume {
+	return v1.Volume{Name: name, VolumeSource: v1.VolumeSource{Sysprep: src}}
+}
+
 func TestConfigVolumesBecomeISOs(t *testing.T) {
 	configs := map[string]map[string][]byte{
-		"app":    {"app.conf": []byte("port=80\n"), "motd": []byte("hi\n")},
-		"empty":  {},
-		"labels": {"labels": []byte(`app="x"`)},
+		"app":     {"app.conf": []byte("port=80\n"), "motd": []byte("hi\n")},
+		"empty":   {},
+		"labels":  {"labels": []byte(`app="x"`)},
+		"answers": {"Autounattend.xml": []byte("<unattend/>")},
 	}
 	read := func(vol v1.Volume) (map[string][]byte, error) { return configs[vol.Name], nil }
 	tests := []struct {
@@ -23,18 +29,25 @@ func TestConfigVolumesBecomeISOs(t *testing.T) {
 		vol       v1.Volume
 		wantLabel string
 		wantFiles map[string]string
-		wantErr   error
+		wantErr   error // or a spec error (the instance fails) when invalid
+		invalid   bool
 	}{
 		{"configMap with a label", v1.Volume{Name: "app", VolumeSource: v1.VolumeSource{ConfigMap: &v1.ConfigMapVolumeSource{Name: "app", VolumeLabel: "OEMDRV"}}},
-			"OEMDRV", map[string]string{"app.conf": "port=80\n", "motd": "hi\n"}, nil},
+			"OEMDRV", map[string]string{"app.conf": "port=80\n", "motd": "hi\n"}, nil, false},
 		{"downwardAPI labelled by name", v1.Volume{Name: "labels", VolumeSource: v1.VolumeSource{DownwardAPI: &v1.DownwardAPIVolumeSource{}}},
-			"labels", map[string]string{"labels": `app="x"`}, nil},
+			"labels", map[string]string{"labels": `app="x"`}, nil, false},
 		{"missing configMap", v1.Volume{Name: "empty", VolumeSource: v1.VolumeSource{ConfigMap: &v1.ConfigMapVolumeSource{Name: "gone"}}},
-			"", nil, errMissingConfigMap},
+			"", nil, errMissingConfigMap, false},
 		{"missing secret", v1.Volume{Name: "empty", VolumeSource: v1.VolumeSource{Secret: &v1.SecretVolumeSource{SecretName: "gone"}}},
-			"", nil, errMissingSecret},
+			"", nil, errMissingSecret, false},
 		{"optional missing secret", v1.Volume{Name: "empty", VolumeSource: v1.VolumeSource{Secret: &v1.SecretVolumeSource{SecretName: "gone", Optional: ptr.To(true)}}},
-			"empty", map[string]string{}, nil},
+			"empty", map[string]string{}, nil, false},
+		{"sysprep from a configMap", sysprepVolume("answers", &v1.SysprepSource{ConfigMap: &corev1.LocalObjectReference{Name: "win"}}),
+			SysprepLabel, map[string]string{"autounattend.xml": "<unattend/>"}, nil, false}, // the ISO's names are lowercase
+		{"sysprep from a missing secret", sysprepVolume("empty", &v1.SysprepSource{Secret: &corev1.LocalObjectReference{Name: "gone"}}),
+			"", nil, errMissingSecret, false},
+		{"sysprep without an answer file", sysprepVolume("app", &v1.SysprepSource{ConfigMap: &corev1.LocalObjectReference{Name: "app"}}),
+			"", nil, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,6 +60,12 @@ func TestConfigVolumesBecomeISOs(t *testing.T) {
 			vmi := newInstance()
 			vmi.Spec.Volumes = []v1.Volume{tt.vol}
 			err = writeFiles(vmi, root, nil, read)
+			if tt.invalid {
+				if !isSpecError(err) {
+					t.Fatalf("err = %v, want a spec error", err)
+				}
+				return
+			}
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("err = %v, want %v", err, tt.wantErr)
@@ -66,7 +85,7 @@ func TestConfigVolumesBecomeISOs(t *testing.T) {
 			}
 			for name, content := range tt.wantFiles {
 				if files[name] != content {
-					t.Errorf("%s = %q, want %q", name, files[name], content)
+					t.Errorf("%s = %q, want %q (files %v)", name, files[name], content, files)
 				}
 			}
 		})

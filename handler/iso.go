@@ -27,9 +27,9 @@ func ensureISO(root *os.Root, rel, label string, files []isoFile) error {
 }
 
 // writeISO writes an ISO 9660 image (no Joliet or Rock Ridge extensions) with the files,
-// names as given, directories included. The names keep their case, dashes and underscores:
-// Linux's isofs shows them as written, which is what cloud-init reads; cloudbase-init reads
-// the config drive's raw image itself (docs/cloud-init.md).
+// directories included. The library lowercases names (dashes and underscores kept): Linux's
+// isofs shows them so, which is what cloud-init reads, and Windows matches names regardless of
+// case; cloudbase-init reads the config drive's raw image itself (docs/cloud-init.md).
 func writeISO(w io.Writer, label string, files []isoFile) error {
 	iw, err := iso9660.NewWriter()
 	if err != nil {

@@ -11,7 +11,8 @@ import (
 // disk is written once, at start, so the guest gets one token; KubeVirt's disk does the same.
 const serviceAccountTokenSeconds = 3600 * 24
 
-// configVolumeSource is the pod volume of an instance's config volume. ConfigMaps and Secrets
+// configVolumeSource is the pod volume of an instance's config volume (a sysprep volume is a
+// ConfigMap's or a Secret's). ConfigMaps and Secrets
 // are optional in the pod: a missing one must not hold the pod in ContainerCreating, where
 // nobody says why; virt-handler fails the instance saying which is missing instead.
 func configVolumeSource(vol v1.Volume) (corev1.VolumeSource, bool) {
@@ -21,6 +22,11 @@ func configVolumeSource(vol v1.Volume) (corev1.VolumeSource, bool) {
 			LocalObjectReference: corev1.LocalObjectReference{Name: vol.ConfigMap.Name}, Optional: ptr.To(true)}}, true
 	case vol.Secret != nil:
 		return corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: vol.Secret.SecretName, Optional: ptr.To(true)}}, true
+	case vol.Sysprep != nil && vol.Sysprep.ConfigMap != nil:
+		return corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: *vol.Sysprep.ConfigMap, Optional: ptr.To(true)}}, true
+	case vol.Sysprep != nil && vol.Sysprep.Secret != nil:
+		return corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: vol.Sysprep.Secret.Name, Optional: ptr.To(true)}}, true
 	case vol.DownwardAPI != nil:
 		return corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{Items: vol.DownwardAPI.Fields}}, true
 	case vol.ServiceAccount != nil:

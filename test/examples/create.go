@@ -36,6 +36,8 @@ func Create(ctx context.Context, kube kubernetes.Interface, virt versioned.Inter
 			_, err = kube.CoreV1().Services(namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *corev1.Secret:
 			_, err = kube.CoreV1().Secrets(namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *corev1.ConfigMap:
+			_, err = kube.CoreV1().ConfigMaps(namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *corev1.PersistentVolumeClaim:
 			_, err = kube.CoreV1().PersistentVolumeClaims(namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *rbacv1.Role:

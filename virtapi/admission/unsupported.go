@@ -134,7 +134,6 @@ func unsupportedDevices(path *field.Path, devs *v1.Devices) field.ErrorList {
 var volumeKindsRefused = map[string]string{
 	"dataVolume":      needsCDI,
 	"hostDisk":        "host disks (the HostDisk feature gate) are not offered: use a persistentVolumeClaim",
-	"sysprep":         "Windows sysprep volumes are not supported yet: use a configMap or secret volume",
 	"downwardMetrics": "downward metrics " + notOnThisNode,
 }
 

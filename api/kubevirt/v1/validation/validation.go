@@ -93,6 +93,11 @@ func validateVolumes(path *field.Path, volumes []v1.Volume) field.ErrorList {
 		if vol.Ephemeral != nil && vol.Ephemeral.PersistentVolumeClaim == nil {
 			errs = append(errs, field.Required(p.Child("ephemeral", "persistentVolumeClaim"), "an ephemeral volume wraps a persistentVolumeClaim"))
 		}
+		if s := vol.Sysprep; s != nil && s.ConfigMap == nil && s.Secret == nil {
+			errs = append(errs, field.Required(p.Child("sysprep"), "a configMap or a secret that holds the answer file"))
+		} else if s != nil && s.ConfigMap != nil && s.Secret != nil {
+			errs = append(errs, field.Forbidden(p.Child("sysprep"), "set configMap or secret, not both"))
+		}
 		if n := len(vol.SourceKinds()); n != 1 {
 			errs = append(errs, field.Invalid(p, vol.Name, fmt.Sprintf("must set exactly one volume source, found %d", n)))
 		}

@@ -40,6 +40,15 @@ func fields(errs field.ErrorList) []string {
 	return out
 }
 
+// sysprep is a sysprep volume from the ConfigMap configMap ("" for none) and the Secret secret.
+func sysprep(configMap string, secret *k8sv1.LocalObjectReference) v1.Volume {
+	src := &v1.SysprepSource{Secret: secret}
+	if configMap != "" {
+		src.ConfigMap = &k8sv1.LocalObjectReference{Name: configMap}
+	}
+	return v1.Volume{Name: "sysprep" + configMap, VolumeSource: v1.VolumeSource{Sysprep: src}}
+}
+
 func TestValidateVirtualMachineSpec(t *testing.T) {
 	containerDisk := v1.Volume{Name: "disk", VolumeSource: v1.VolumeSource{ContainerDisk: &v1.ContainerDiskSource{Image: "img"}}}
 	tests := []struct {
@@ -64,6 +73,10 @@ func TestValidateVirtualMachineSpec(t *testing.T) {
 		{name: "duplicate volume and volume without source",
 			want: []string{"spec.template.spec.volumes[1].name", "spec.template.spec.volumes[2]"},
 			spec: v1.VirtualMachineSpec{Template: template(memory("64M", ""), containerDisk, containerDisk, v1.Volume{Name: "empty"})}},
+		{name: "sysprep from a configMap",
+			spec: v1.VirtualMachineSpec{Template: template(memory("64M", ""), sysprep("answers", nil))}},
+		{name: "sysprep from both or neither", want: []string{"spec.template.spec.volumes[0].sysprep", "spec.template.spec.volumes[1].sysprep"},
+			spec: v1.VirtualMachineSpec{Template: template(memory("64M", ""), sysprep("answers", &k8sv1.LocalObjectReference{Name: "s"}), sysprep("", nil))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
