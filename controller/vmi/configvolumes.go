@@ -12,9 +12,9 @@ import (
 const serviceAccountTokenSeconds = 3600 * 24
 
 // configVolumeSource is the pod volume of an instance's config volume (a sysprep volume is a
-// ConfigMap's or a Secret's). ConfigMaps and Secrets
-// are optional in the pod: a missing one must not hold the pod in ContainerCreating, where
-// nobody says why; virt-handler fails the instance saying which is missing instead.
+// ConfigMap's or a Secret's). ConfigMaps and Secrets are optional in the pod: a missing one
+// must not hold the pod in ContainerCreating, where nobody says why; virt-handler fails the
+// instance saying which is missing instead.
 func configVolumeSource(vol v1.Volume) (corev1.VolumeSource, bool) {
 	switch {
 	case vol.ConfigMap != nil:
