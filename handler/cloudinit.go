@@ -47,6 +47,8 @@ type CloudInitData struct {
 	// PublicKeys are authorized_keys lines by name, from accessCredentials.
 	PublicKeys            map[string]string
 	UserData, NetworkData []byte
+	// Devices are the tagged devices, for a config drive.
+	Devices []DeviceData
 }
 
 // cloudInitData resolves a cloud-init volume. The instance-id is <name>.<namespace>, as
@@ -183,6 +185,9 @@ func configDriveFiles(d CloudInitData) ([]isoFile, error) {
 	meta := map[string]any{"instance_id": d.InstanceID, "uuid": d.InstanceID, "hostname": d.Hostname, "local_hostname": d.Hostname}
 	if len(d.PublicKeys) > 0 {
 		meta["public_keys"] = d.PublicKeys
+	}
+	if len(d.Devices) > 0 {
+		meta["devices"] = d.Devices
 	}
 	metaData, err := json.Marshal(meta)
 	if err != nil {

@@ -72,6 +72,7 @@ func TestCloudInitISOs(t *testing.T) {
 		hostname  string
 		creds     []v1.AccessCredential
 		src       cloudInitSource
+		devices   []DeviceData
 		files     func(CloudInitData) ([]isoFile, error)
 		wantLabel string
 		want      map[string]string
@@ -108,6 +109,17 @@ func TestCloudInitISOs(t *testing.T) {
 				"openstack/latest/network_data.json": `{"links":[]}`,
 			},
 		},
+		{
+			name:    "configDrive with tagged devices",
+			src:     configDriveSource(&v1.CloudInitConfigDriveSource{UserData: "#cloud-config\n"}),
+			devices: []DeviceData{{Type: deviceNIC, Bus: "pci", Address: "0000:01:00.0", MAC: "02:00:00:00:00:01", Tags: []string{"front"}}},
+			files:   configDriveFiles, wantLabel: "config-2",
+			want: map[string]string{
+				"openstack/latest/meta_data.json": `{"devices":[{"type":"nic","bus":"pci","address":"0000:01:00.0","mac":"02:00:00:00:00:01","tags":["front"]}],` +
+					`"hostname":"web","instance_id":"web.ns","local_hostname":"web","uuid":"web.ns"}`,
+				"openstack/latest/user_data": "#cloud-config\n",
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vmi := newInstance()
@@ -116,6 +128,7 @@ func TestCloudInitISOs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			data.Devices = tc.devices
 			files, err := tc.files(data)
 			if err != nil {
 				t.Fatal(err)

@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,10 +94,16 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 	if err != nil {
 		return env, err
 	}
+	// A bridge-bound guest answers with the pod's MAC, as the pod's neighbours know it. A
+	// masquerade-bound one gets a MAC of its instance rather than libvirt's random one, so a
+	// migration's target knows it too (for the config drive's device metadata).
+	mac := lease.MAC
+	if mac == "" {
+		mac = instanceMAC(vmi)
+	}
 	env.Interfaces = map[string]domain.Attachment{}
 	for name, tap := range ifaces {
-		// A bridge-bound guest answers with the pod's MAC, as the pod's neighbours know it.
-		env.Interfaces[name] = domain.Attachment{Mode: domain.NetworkTap, TapDevice: tap, MAC: lease.MAC}
+		env.Interfaces[name] = domain.Attachment{Mode: domain.NetworkTap, TapDevice: tap, MAC: mac}
 	}
 	return env, nil
 }
@@ -131,6 +138,12 @@ func attachments(vmi *v1.VirtualMachineInstance) (map[string]string, error) {
 		out[iface.Name] = layout.TapDevice
 	}
 	return out, nil
+}
+
+// instanceMAC is a MAC in QEMU's range (52:54:00, as libvirt gives) fixed by the instance's UID.
+func instanceMAC(vmi *v1.VirtualMachineInstance) string {
+	sum := sha256.Sum256([]byte(vmi.UID))
+	return fmt.Sprintf("52:54:00:%02x:%02x:%02x", sum[0], sum[1], sum[2])
 }
 
 // containerDisk is the qcow2 overlay the volume's holder sidecar wrote over the image

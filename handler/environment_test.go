@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,7 +83,7 @@ func TestBuildEnvironment(t *testing.T) {
 				SerialSocketPath: "/var/run/kubevirt-private/virt-serial0",
 				VNCSocketPath:    "/var/run/kubevirt-private/virt-vnc",
 				AgentSocketPath:  "/var/run/kubevirt-private/virt-agent0",
-				Interfaces:       map[string]domain.Attachment{"default": {Mode: domain.NetworkTap, TapDevice: "tap0"}},
+				Interfaces:       map[string]domain.Attachment{"default": {Mode: domain.NetworkTap, TapDevice: "tap0", MAC: instanceMAC(full())}},
 			}
 			if diff := cmp.Diff(want, env); diff != "" {
 				t.Errorf("environment (-want +got):\n%s", diff)
@@ -129,5 +130,16 @@ func mustWrite(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestInstanceMAC(t *testing.T) {
+	a, b := newInstance(), newInstance()
+	b.UID = "another"
+	if instanceMAC(a) != instanceMAC(newInstance()) || instanceMAC(a) == instanceMAC(b) {
+		t.Errorf("MACs %s, %s: want one per instance UID", instanceMAC(a), instanceMAC(b))
+	}
+	if mac, err := net.ParseMAC(instanceMAC(a)); err != nil || !strings.HasPrefix(mac.String(), "52:54:00:") {
+		t.Errorf("MAC %s (%v): want one in 52:54:00", instanceMAC(a), err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/digitalocean/go-libvirt"
+	"k8s.io/utils/ptr"
+	"libvirt.org/go/libvirtxml"
 )
 
 // fakeDomain is a domain of fakeLibvirt.
@@ -38,7 +40,8 @@ type fakeLibvirt struct {
 	// screenshotPPM: Screenshot sends QEMU's PPM, as libvirt does for QEMU before 7.1.
 	screenshotPPM bool
 	guestErr      error
-	guestN        int // GuestInfo calls
+	guestN        int      // GuestInfo calls
+	probes        []string // the names ProbeDefinition was given
 	gone          chan struct{}
 	closed        bool
 }
@@ -58,6 +61,35 @@ func (f *fakeLibvirt) DomainState(name string) (DomainStatus, error) {
 		return DomainStatus{}, errDomainNotFound
 	}
 	return d.status, nil
+}
+
+// ProbeDefinition gives each interface PCI bus 1+i, each virtio disk bus 0x10+i and each other
+// disk drive unit i, as libvirt gives addresses, and defines nothing.
+func (f *fakeLibvirt) ProbeDefinition(xml []byte) (string, error) {
+	var d libvirtxml.Domain
+	if err := d.Unmarshal(string(xml)); err != nil {
+		return "", err
+	}
+	f.mu.Lock()
+	f.probes = append(f.probes, d.Name)
+	f.mu.Unlock()
+	pci := func(bus uint) *libvirtxml.DomainAddress {
+		return &libvirtxml.DomainAddress{PCI: &libvirtxml.DomainAddressPCI{Domain: ptr.To[uint](0), Bus: &bus, Slot: ptr.To[uint](0), Function: ptr.To[uint](0)}}
+	}
+	if d.Devices != nil {
+		for i := range d.Devices.Interfaces {
+			d.Devices.Interfaces[i].Address = pci(uint(1 + i))
+		}
+		for i := range d.Devices.Disks {
+			disk := &d.Devices.Disks[i]
+			if disk.Target != nil && disk.Target.Bus == "virtio" {
+				disk.Address = pci(uint(0x10 + i))
+				continue
+			}
+			disk.Address = &libvirtxml.DomainAddress{Drive: &libvirtxml.DomainAddressDrive{Controller: ptr.To[uint](0), Bus: ptr.To[uint](0), Target: ptr.To[uint](0), Unit: ptr.To(uint(i))}}
+		}
+	}
+	return d.Marshal()
 }
 
 func (f *fakeLibvirt) DefineDomain(xml []byte) error {

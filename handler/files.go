@@ -20,8 +20,8 @@ const sectorSize = 512
 // writeFiles writes the disk files the handler owns into the pod's private directory (root):
 // each cloudInitNoCloud volume's ISO and each emptyDisk's sparse image. Files already there are
 // kept, so a retried or restarted sync never wipes a guest's data. secrets reads the pod's
-// secret volumes for cloud-init data kept in secrets.
-func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader, configs configReader) error {
+// secret volumes for cloud-init data kept in secrets; devices go on a config drive.
+func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader, configs configReader, devices []DeviceData) error {
 	for _, vol := range vmi.Spec.Volumes {
 		switch {
 		case isConfigVolume(vol):
@@ -37,12 +37,12 @@ func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretRea
 				return fmt.Errorf("volume %q: %w", vol.Name, err)
 			}
 		case vol.CloudInitNoCloud != nil:
-			if err := writeCloudInit(vmi, root, secrets, noCloudSource(vol.CloudInitNoCloud), noCloudFiles,
+			if err := writeCloudInit(vmi, root, secrets, noCloudSource(vol.CloudInitNoCloud), nil, noCloudFiles,
 				diskRel(vol.Name, layout.NoCloudISOFile), NoCloudLabel); err != nil {
 				return fmt.Errorf("volume %q: %w", vol.Name, err)
 			}
 		case vol.CloudInitConfigDrive != nil:
-			if err := writeCloudInit(vmi, root, secrets, configDriveSource(vol.CloudInitConfigDrive), configDriveFiles,
+			if err := writeCloudInit(vmi, root, secrets, configDriveSource(vol.CloudInitConfigDrive), devices, configDriveFiles,
 				diskRel(vol.Name, layout.ConfigDriveISOFile), ConfigDriveLabel); err != nil {
 				return fmt.Errorf("volume %q: %w", vol.Name, err)
 			}
@@ -60,12 +60,13 @@ func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretRea
 }
 
 // writeCloudInit resolves a cloud-init volume and writes its ISO, laid out by files.
-func writeCloudInit(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader, src cloudInitSource,
+func writeCloudInit(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader, src cloudInitSource, devices []DeviceData,
 	layoutFiles func(CloudInitData) ([]isoFile, error), rel, label string) error {
 	data, err := cloudInitData(vmi, src, secrets)
 	if err != nil {
 		return err
 	}
+	data.Devices = devices
 	files, err := layoutFiles(data)
 	if err != nil {
 		return err

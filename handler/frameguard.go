@@ -75,6 +75,7 @@ const (
 	procEventLifecycle       = 318
 	procGetAllDomainStats    = 344
 	procDomainDefineXMLFlags = 350
+	procDomainUndefineFlags  = 231
 	procDomainAbortJob       = 164
 	procDomainGetJobStats    = 298
 	// REMOTE_PROC_DOMAIN_MIGRATE_PERFORM3_PARAMS: its reply is the migration cookie (opaque).
@@ -95,6 +96,7 @@ var replies = map[uint32]func(*xdrCursor){
 	procDomainGetXMLDesc:     (*xdrCursor).str,
 	procDomainLookupByName:   (*xdrCursor).domain,
 	procDomainDefineXMLFlags: (*xdrCursor).domain,
+	procDomainUndefineFlags:  func(*xdrCursor) {},
 	procDomainCreateFlags:    (*xdrCursor).domain,
 	procAuthList:             func(c *xdrCursor) { c.array(authTypeListMax, (*xdrCursor).word) },
 	procAuthPolkit:           (*xdrCursor).word,

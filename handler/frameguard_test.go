@@ -40,6 +40,7 @@ func TestCheckFrame(t *testing.T) {
 	}{
 		{"state reply", frame(procDomainGetState, typeReply, statusOK, 1, 1), false, false},
 		{"lookup reply", frame(procDomainLookupByName, typeReply, statusOK, domain...), false, false},
+		{"undefine reply", frame(procDomainUndefineFlags, typeReply, statusOK), false, false},
 		{"lifecycle event", frame(procEventLifecycle, typeMessage, statusOK, append(append([]uint32{1}, domain...), 2, 0)...), true, false},
 		{"agent event", frame(procEventAgentLifecycle, typeMessage, statusOK, append(append([]uint32{1}, domain...), 1, 2)...), true, false},
 		{"guest info reply", frame(procDomainGetGuestInfo, typeReply, statusOK,

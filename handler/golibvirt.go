@@ -114,6 +114,25 @@ func (g *goLibvirt) DefineDomain(xml []byte) error {
 	})
 }
 
+func (g *goLibvirt) ProbeDefinition(xml []byte) (string, error) {
+	var out string
+	err := g.call("probing the domain's definition", callTimeout, func() error {
+		dom, err := g.l.DomainDefineXMLFlags(string(xml), 0)
+		if err != nil {
+			return err
+		}
+		out, err = g.l.DomainGetXMLDesc(dom, libvirt.DomainXMLInactive)
+		if uerr := g.l.DomainUndefineFlags(dom, libvirt.DomainUndefineKeepNvram|libvirt.DomainUndefineKeepTpm); err == nil {
+			err = uerr
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
 func (g *goLibvirt) StartDomain(name string, paused bool) error {
 	return g.call("starting the domain", startTimeout, func() error {
 		dom, err := g.l.DomainLookupByName(name)

@@ -19,6 +19,9 @@ type Libvirt interface {
 	DomainState(name string) (DomainStatus, error)
 	// DefineDomain defines (persistently, validated against libvirt's schema) a domain.
 	DefineDomain(xml []byte) error
+	// ProbeDefinition defines a domain, reads its definition back as libvirt completed it
+	// (device addresses) and undefines it, leaving any NVRAM or TPM state file it names.
+	ProbeDefinition(xml []byte) (string, error)
 	// StartDomain starts a defined domain, paused (its vCPUs stopped) when asked.
 	StartDomain(name string, paused bool) error
 	// SuspendDomain pauses a running domain's vCPUs (virDomainSuspend); its state becomes

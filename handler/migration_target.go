@@ -188,7 +188,7 @@ func (c *Controller) prepareTarget(key string, vmi *v1.VirtualMachineInstance, p
 	if err := c.plumbNetwork(vmi, pod, lv, root); err != nil {
 		return err
 	}
-	if err := writeFiles(vmi, root, podSecrets(c.opts.KubeletRoot, pod), podConfigVolumes(c.opts.KubeletRoot, pod)); err != nil {
+	if err := c.writeFiles(vmi, pod, root, nil, lv); err != nil {
 		return err
 	}
 	seedCapabilities(root, c.opts.Capabilities)

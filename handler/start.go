@@ -29,10 +29,6 @@ func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 	if err := requirePodClaims(vmi, pod); err != nil {
 		return DomainStatus{}, err
 	}
-	domainType, err := c.domainType(pod)
-	if err != nil {
-		return DomainStatus{}, err
-	}
 	root, err := os.OpenRoot(PrivateDir(c.opts.KubeletRoot, pod.UID))
 	if err != nil {
 		return DomainStatus{}, fmt.Errorf("the launcher pod's private directory: %w", err)
@@ -41,19 +37,15 @@ func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 	if err := c.plumbNetwork(vmi, pod, lv, root); err != nil {
 		return DomainStatus{}, err
 	}
-	env, err := buildEnvironment(vmi, root, domainType)
+	dom, err := c.convert(vmi, pod, root)
 	if err != nil {
 		return DomainStatus{}, err
-	}
-	dom, err := domain.Convert(vmi, env)
-	if err != nil {
-		return DomainStatus{}, specError{err}
 	}
 	domXML, err := domain.Marshal(dom)
 	if err != nil {
 		return DomainStatus{}, specError{err}
 	}
-	if err := writeFiles(vmi, root, podSecrets(c.opts.KubeletRoot, pod), podConfigVolumes(c.opts.KubeletRoot, pod)); err != nil {
+	if err := c.writeFiles(vmi, pod, root, dom, lv); err != nil {
 		return DomainStatus{}, err
 	}
 	seedCapabilities(root, c.opts.Capabilities.ForDomain(dom))
@@ -67,6 +59,42 @@ func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 		c.recorder.Eventf(vmi, corev1.EventTypeNormal, ReasonDefined, "Defined domain %s (type %s)", dom.Name, dom.Type)
 	}
 	return st, err
+}
+
+// convert is the instance's domain as this pod runs it.
+func (c *Controller) convert(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, root *os.Root) (*libvirtxml.Domain, error) {
+	domainType, err := c.domainType(pod)
+	if err != nil {
+		return nil, err
+	}
+	env, err := buildEnvironment(vmi, root, domainType)
+	if err != nil {
+		return nil, err
+	}
+	dom, err := domain.Convert(vmi, env)
+	if err != nil {
+		return nil, specError{err}
+	}
+	return dom, nil
+}
+
+// writeFiles writes the instance's files into its pod (writeFiles), with the addresses of
+// its tagged devices for a config drive. dom is the instance's converted domain; nil has it
+// converted when the addresses are needed (a migration's target converts nothing else).
+func (c *Controller) writeFiles(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, root *os.Root, dom *libvirtxml.Domain, lv Libvirt) error {
+	var devices []DeviceData
+	if needsDeviceMetadata(vmi) {
+		var err error
+		if dom == nil {
+			if dom, err = c.convert(vmi, pod, root); err != nil {
+				return err
+			}
+		}
+		if devices, err = deviceMetadata(vmi, dom, lv); err != nil {
+			return err
+		}
+	}
+	return writeFiles(vmi, root, podSecrets(c.opts.KubeletRoot, pod), podConfigVolumes(c.opts.KubeletRoot, pod), devices)
 }
 
 // domainType is kvm when the launcher pod holds /dev/kvm from the device plugin, else qemu

@@ -96,9 +96,6 @@ func unsupportedDevices(path *field.Path, devs *v1.Devices) field.ErrorList {
 		forbid(path.Child("autoattachVSOCK"), "vsock (/dev/vhost-vsock) "+notOnThisNode)
 	}
 	for i, disk := range devs.Disks {
-		if disk.Tag != "" {
-			forbid(path.Child("disks").Index(i).Child("tag"), "device tags in the config drive's metadata are not supported yet")
-		}
 		if disk.LUN != nil {
 			forbid(path.Child("disks").Index(i).Child("lun"), "a LUN needs a block-mode volume; this platform attaches volumes as files: use disk")
 		}
@@ -108,9 +105,6 @@ func unsupportedDevices(path *field.Path, devs *v1.Devices) field.ErrorList {
 		errs = append(errs, dhcpOptions(p.Child("dhcpOptions"), iface.DHCPOptions)...)
 		if iface.State == "absent" {
 			forbid(p.Child("state"), "interface hot-unplug "+notOnThisNode)
-		}
-		if iface.Tag != "" {
-			forbid(p.Child("tag"), "device tags in the config drive's metadata are not supported yet")
 		}
 		switch {
 		case iface.SRIOV != nil:
