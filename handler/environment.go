@@ -45,7 +45,7 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 		SerialSocketPath: layout.InPod(layout.SerialSocketRel),
 		VNCSocketPath:    layout.InPod(layout.VNCSocketRel),
 		AgentSocketPath:  layout.InPod(layout.AgentSocketRel),
-		NVRAMPath:        layout.InPod(layout.NVRAMRel),
+		NVRAMPath:        nvramPath(vmi),
 	}
 	for _, vol := range vmi.Spec.Volumes {
 		if msgs := validation.IsDNS1123Label(vol.Name); len(msgs) > 0 {
@@ -138,6 +138,15 @@ func attachments(vmi *v1.VirtualMachineInstance) (map[string]string, error) {
 		out[iface.Name] = layout.TapDevice
 	}
 	return out, nil
+}
+
+// nvramPath is where the guest's EFI variables live: in the VM's state claim when they are to
+// outlive the instance (libvirt copies OVMF's template there only when no store exists yet).
+func nvramPath(vmi *v1.VirtualMachineInstance) string {
+	if vmi.Spec.PersistentEFI() {
+		return layout.PersistentNVRAM
+	}
+	return layout.InPod(layout.NVRAMRel)
 }
 
 // instanceMAC is a MAC in QEMU's range (52:54:00, as libvirt gives) fixed by the instance's UID.

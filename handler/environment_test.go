@@ -143,3 +143,15 @@ func TestInstanceMAC(t *testing.T) {
 		t.Errorf("MAC %s (%v): want one in 52:54:00", instanceMAC(a), err)
 	}
 }
+
+// Persistent EFI variables live in the VM's state claim, others in the pod's private directory.
+func TestNVRAMPath(t *testing.T) {
+	vmi := newInstance()
+	if got := nvramPath(vmi); got != "/var/run/kubevirt-private/efivars.fd" {
+		t.Errorf("nvram %s, want the pod's", got)
+	}
+	vmi.Spec.Domain.Firmware = &v1.Firmware{Bootloader: &v1.Bootloader{EFI: &v1.EFI{Persistent: ptrTo(true)}}}
+	if got := nvramPath(vmi); got != layout.PersistentNVRAM {
+		t.Errorf("nvram %s, want %s", got, layout.PersistentNVRAM)
+	}
+}

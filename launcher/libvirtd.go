@@ -2,7 +2,9 @@ package launcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,6 +77,9 @@ func prepareSessionDirs(env []string, qemuConf string) error {
 			configHome = dir
 		}
 	}
+	if err := linkSwtpmState(configHome, layout.VMStateDir); err != nil {
+		return err
+	}
 	conf, err := os.ReadFile(qemuConf)
 	if err != nil {
 		return err
@@ -84,6 +89,28 @@ func prepareSessionDirs(env []string, qemuConf string) error {
 		return err
 	}
 	return os.WriteFile(dst, conf, 0o600)
+}
+
+// linkSwtpmState points the session libvirtd's swtpm directory (where a TPM's state lives, a
+// directory per domain UUID) to swtpm/ in stateDir, the VM's state claim, when the pod mounts
+// one: a persistent TPM then finds the state its VM's last instance left. libvirt creates the
+// directories below it as it needs them.
+func linkSwtpmState(configHome, stateDir string) error {
+	if _, err := os.Stat(stateDir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	target := filepath.Join(stateDir, "swtpm")
+	if err := os.MkdirAll(target, 0o700); err != nil {
+		return fmt.Errorf("the TPM's state directory in the VM's state claim: %w", err)
+	}
+	link := filepath.Join(configHome, "libvirt", "qemu", "swtpm")
+	if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
+		return err
+	}
+	if err := os.Symlink(target, link); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return nil
 }
 
 // connectWhenReady connects to libvirtd as soon as it accepts connections. The socket file

@@ -33,3 +33,31 @@ func TestPrepareSessionDirs(t *testing.T) {
 		t.Errorf("second run: %v", err)
 	}
 }
+
+// With the VM's state claim mounted, libvirt's swtpm directory leads into it, so a persistent
+// TPM's state outlives the pod; without one, nothing is linked.
+func TestLinkSwtpmState(t *testing.T) {
+	dir := t.TempDir()
+	config, state := filepath.Join(dir, "config"), filepath.Join(dir, "state")
+	if err := linkSwtpmState(config, state); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(config, "libvirt", "qemu", "swtpm")
+	if _, err := os.Lstat(link); !os.IsNotExist(err) {
+		t.Errorf("without a state claim: %s exists (%v)", link, err)
+	}
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // a restarted container finds the link made
+		if err := linkSwtpmState(config, state); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := os.Readlink(link); err != nil || got != filepath.Join(state, "swtpm") {
+		t.Errorf("%s -> %q (%v), want the claim's swtpm/", link, got, err)
+	}
+	if fi, err := os.Stat(link); err != nil || !fi.IsDir() {
+		t.Errorf("the link leads to %v (%v), want a directory", fi, err)
+	}
+}

@@ -30,6 +30,7 @@ func main() {
 	pflag.StringVar(&opts.LauncherImage, "launcher-image", "", "image of the virt-launcher pods (empty: the image of this pod's init container "+manager.LauncherImageContainer+")")
 	pflag.BoolVar(&opts.UseEmulation, "use-emulation", false, "run guests under QEMU's emulator (TCG): launcher pods request no /dev/kvm ("+layout.KVMResource+"), for nodes whose KVM is unusable (virt-handler needs --allow-emulation)")
 	pflag.Int64Var(&opts.CPUAllocationRatio, "cpu-allocation-ratio", vmi.DefaultCPUAllocationRatio, "vCPUs per CPU a launcher pod requests when its instance requests no CPU (KubeVirt's cpuAllocationRatio): 10 requests 100m a vCPU")
+	pflag.StringVar(&opts.VMStateStorageClass, "vm-state-storage-class", "", "storage class of the claims that keep VMs' persistent TPM and EFI state (KubeVirt's vmStateStorageClass; empty: the cluster's default)")
 	containerDiskLimit := pflag.String("container-disk-limit", vmi.DefaultContainerDiskLimit.String(), "the most the guest's writes to one containerDisk (its overlay) may take in a launcher pod's emptyDir (part of its sizeLimit)")
 	pflag.DurationVar(&opts.HeartbeatTimeout, "node-heartbeat-timeout", node.DefaultHeartbeatTimeout, "how long a node's virt-handler may miss heartbeats before the node takes no new instances (kubevirt.io/schedulable=false)")
 	pflag.IntVar(&opts.Migrations.ParallelMigrationsPerCluster, "parallel-migrations-per-cluster", 5, "live migrations running at once in the cluster (KubeVirt's parallelMigrationsPerCluster)")

@@ -52,6 +52,8 @@ type Options struct {
 	ContainerDiskLimit resource.Quantity
 	// CPUAllocationRatio: vCPUs per requested CPU where an instance requests none.
 	CPUAllocationRatio int64
+	// VMStateStorageClass: vmi.PodConfig's.
+	VMStateStorageClass string
 	// Workers is the number of concurrent syncs per controller (default 3).
 	Workers int
 	// HeartbeatTimeout is how long a node's virt-handler may be silent before the node takes
@@ -122,7 +124,8 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine controller: %w", err)
 	}
-	podConfig := vmi.PodConfig{LauncherImage: opts.LauncherImage, UseEmulation: opts.UseEmulation, ContainerDiskLimit: opts.ContainerDiskLimit, CPUAllocationRatio: opts.CPUAllocationRatio}
+	podConfig := vmi.PodConfig{LauncherImage: opts.LauncherImage, UseEmulation: opts.UseEmulation, ContainerDiskLimit: opts.ContainerDiskLimit, CPUAllocationRatio: opts.CPUAllocationRatio,
+		VMStateStorageClass: opts.VMStateStorageClass}
 	core := m.nodeFactory.Core().V1()
 	quotas := vmi.NewQuotas(core.ResourceQuotas(), core.Namespaces())
 	vmiController, err := vmi.New(kube, virt, vmis, pods, core.PersistentVolumeClaims(), recorder, podConfig, quotas)

@@ -16,7 +16,8 @@ import (
 // pod: the pod could not be scheduled anyway. The instance stays Pending and says which claim
 // it waits for; the claim's creation (by the user, a StatefulSet, CDI) starts it.
 
-// claimIndex indexes instances by the claims their volumes name, "<namespace>/<claim>".
+// claimIndex indexes instances by the claims their volumes name, and their state claim (vmstate.go),
+// "<namespace>/<claim>".
 const claimIndex = "vmi.claims"
 
 // indexClaims adds claimIndex to the instances' informer, once.
@@ -34,6 +35,9 @@ func indexClaims(informer cache.SharedIndexInformer) error {
 			if pvc, ok := vmi.Spec.Volumes[i].Claim(); ok {
 				keys = append(keys, vmi.Namespace+"/"+pvc.ClaimName)
 			}
+		}
+		if vmi.Spec.KeepsState() {
+			keys = append(keys, vmi.Namespace+"/"+stateClaim(vmi))
 		}
 		return keys, nil
 	}})

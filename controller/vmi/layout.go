@@ -107,8 +107,9 @@ func dhcpArgs(o *v1.DHCPOptions) []string {
 	return args
 }
 
-// podVolumes are the shared emptyDirs, every PVC the guest uses (its disk.img is the disk),
-// and every secret cloud-init reads, which the handler finds where the kubelet put them.
+// podVolumes are the shared emptyDirs, every PVC the guest uses (its disk.img is the disk), the
+// VM's state claim, and every secret cloud-init reads, which the handler finds where the
+// kubelet put them.
 func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 	volumes := []corev1.Volume{
 		{Name: layout.PrivateVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: privateSizeLimit(vmi, cfg)}}},
@@ -126,6 +127,10 @@ func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 		if src, ok := configVolumeSource(vol); ok {
 			volumes = append(volumes, corev1.Volume{Name: layout.ConfigVolume(vol.Name), VolumeSource: src})
 		}
+	}
+	if vmi.Spec.KeepsState() {
+		volumes = append(volumes, corev1.Volume{Name: layout.VMStateVolume, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: stateClaim(vmi)}}})
 	}
 	if _, ok := hugepageSize(vmi); ok {
 		volumes = append(volumes, corev1.Volume{Name: hugepagesVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumHugePages}}})
@@ -160,6 +165,9 @@ func computeMounts(vmi *v1.VirtualMachineInstance) []corev1.VolumeMount {
 		if _, ok := configVolumeSource(vol); ok {
 			mounts = append(mounts, corev1.VolumeMount{Name: layout.ConfigVolume(vol.Name), MountPath: path.Join(configDir, vol.Name), ReadOnly: true})
 		}
+	}
+	if vmi.Spec.KeepsState() {
+		mounts = append(mounts, corev1.VolumeMount{Name: layout.VMStateVolume, MountPath: layout.VMStateDir})
 	}
 	if _, ok := hugepageSize(vmi); ok {
 		// libvirt finds hugetlbfs mounts in /proc/mounts.

@@ -13,7 +13,7 @@ import (
 
 // liveMigratable is the instance's LiveMigratable condition, as KubeVirt words it: False when
 // a disk cannot follow the guest (a PVC not ReadWriteMany, which only one node may mount; a
-// hostDisk not marked shared) or an interface cannot (bridge binding on the pod network, whose
+// hostDisk not marked shared; a persistent TPM's or EFI store's claim) or an interface cannot (bridge binding on the pod network, whose
 // address belongs to the pod; SR-IOV, a device of one node). containerDisks, emptyDisks and
 // ephemeral disks are copied with the memory (block migration); config disks are made again.
 func liveMigratable(vmi *v1.VirtualMachineInstance, pvcs corelisters.PersistentVolumeClaimLister) v1.VirtualMachineInstanceCondition {
@@ -59,6 +59,12 @@ func liveMigratable(vmi *v1.VirtualMachineInstance, pvcs corelisters.PersistentV
 			return notMigratable(v1.VirtualMachineInstanceReasonDisksNotMigratable,
 				"cannot migrate VMI: PVC %s is not shared, live migration requires that all PVCs must be shared (using ReadWriteMany access mode)", claim)
 		}
+	}
+	if vmi.Spec.KeepsState() {
+		// The state claim is ReadWriteOnce (vmstate.go), and swtpm would need its state on
+		// storage both nodes share.
+		return notMigratable(v1.VirtualMachineInstanceReasonDisksNotMigratable,
+			"cannot migrate VMI: its persistent TPM or EFI state (PVC %s) is not shared", stateClaim(vmi))
 	}
 	return v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceIsMigratable, Status: corev1.ConditionTrue}
 }

@@ -50,6 +50,9 @@ func TestLiveMigratable(t *testing.T) {
 		{"bridge on the pod network", instance(func(s *v1.VirtualMachineInstanceSpec) {
 			s.Domain.Devices.Interfaces[0].InterfaceBindingMethod = v1.InterfaceBindingMethod{Bridge: &v1.InterfaceBridge{}}
 		}), v1.VirtualMachineInstanceReasonInterfaceNotMigratable, "does not use masquerade"},
+		{"a persistent TPM", instance(func(s *v1.VirtualMachineInstanceSpec) { s.Domain.Devices.TPM = &v1.TPMDevice{Persistent: ptr.To(true)} }),
+			v1.VirtualMachineInstanceReasonDisksNotMigratable, "persistent TPM or EFI state (PVC persistent-state-for-vm) is not shared"},
+		{"a TPM without persistence", instance(func(s *v1.VirtualMachineInstanceSpec) { s.Domain.Devices.TPM = &v1.TPMDevice{} }), "", ""},
 		{"bridge on a secondary network", instance(func(s *v1.VirtualMachineInstanceSpec) {
 			s.Networks = append(s.Networks, v1.Network{Name: "lan", NetworkSource: v1.NetworkSource{Multus: &v1.MultusNetwork{NetworkName: "lan"}}})
 			s.Domain.Devices.Interfaces = append(s.Domain.Devices.Interfaces, v1.Interface{Name: "lan", InterfaceBindingMethod: v1.InterfaceBindingMethod{Bridge: &v1.InterfaceBridge{}}})

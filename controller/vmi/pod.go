@@ -57,6 +57,9 @@ type PodConfig struct {
 	// CPUAllocationRatio is how many vCPUs share one requested CPU where the instance
 	// requests none (KubeVirt's cpuAllocationRatio; zero: DefaultCPUAllocationRatio).
 	CPUAllocationRatio int64
+	// VMStateStorageClass is the storage class of the claims keeping VMs' persistent TPM
+	// and EFI state (KubeVirt's vmStateStorageClass; empty: the cluster's default).
+	VMStateStorageClass string
 	// AutoLimits is what the instance's namespace asks of the compute container's limits;
 	// the controllers set it for each pod (Quotas.AutoLimits).
 	AutoLimits AutoLimits

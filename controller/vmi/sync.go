@@ -66,13 +66,17 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		if missingClaim, err = c.missingClaim(vmi); err != nil {
 			return err
 		}
+		stateComing := false
 		if missingClaim == "" {
+			stateComing, syncErr = c.ensureStateClaim(ctx, vmi)
+		}
+		if missingClaim == "" && !stateComing && syncErr == nil {
 			syncErr = c.createPod(ctx, key, vmi)
 		}
 		if controller.NamespaceTerminating(syncErr) {
 			return nil // the instance goes with its namespace
 		}
-		podExpected = syncErr == nil && missingClaim == ""
+		podExpected = syncErr == nil && missingClaim == "" && !stateComing
 	}
 	c.setClaimConditions(vmi, missingClaim)
 	var pod *corev1.Pod

@@ -130,6 +130,7 @@ func (b *Builder) testguestInitramfs(moduleDir, version, busybox string, extra [
 		{filepath.Join(dir, "disks.cgi"), "www/cgi-bin/disks"},
 		{filepath.Join(dir, "isofiles.cgi"), "www/cgi-bin/isofiles"},
 		{filepath.Join(dir, "pci.cgi"), "www/cgi-bin/pci"},
+		{filepath.Join(dir, "efivar.cgi"), "www/cgi-bin/efivar"},
 	} {
 		if err := fs.file(f.local, f.path, 0o755); err != nil {
 			return nil, err

@@ -52,7 +52,7 @@ func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 	}
 	d.Channels = []libvirtxml.DomainChannel{c.agentChannel()}
 	if devs.TPM.IsEnabled() {
-		d.TPMs = []libvirtxml.DomainTPM{emulatedTPM()}
+		d.TPMs = []libvirtxml.DomainTPM{emulatedTPM(c.vmi.Spec.PersistentTPM())}
 	}
 	if w := devs.Watchdog; w != nil {
 		action := "reset"
@@ -65,12 +65,15 @@ func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 
 // emulatedTPM is KubeVirt's TPM 2.0 on the TIS interface, emulated by swtpm, which libvirt
 // manufactures (swtpm_setup, EK and platform certificates from a local CA under the pod's
-// private HOME) and starts beside QEMU. Its state lives as long as the domain: the domain is
-// transient, so libvirt removes it when the guest stops, as KubeVirt's non-persistent TPM.
-func emulatedTPM() libvirtxml.DomainTPM {
-	return libvirtxml.DomainTPM{Model: "tpm-tis", Backend: &libvirtxml.DomainTPMBackend{
-		Emulator: &libvirtxml.DomainTPMBackendEmulator{Version: "2.0"},
-	}}
+// private HOME) and starts beside QEMU. Its state lives as long as the launcher pod, as
+// KubeVirt's non-persistent TPM; a persistent one's lives in the VM's state claim (the
+// launcher links libvirt's swtpm directory there), which libvirt is told never to delete.
+func emulatedTPM(persistent bool) libvirtxml.DomainTPM {
+	emulator := &libvirtxml.DomainTPMBackendEmulator{Version: "2.0"}
+	if persistent {
+		emulator.PersistentState = "yes"
+	}
+	return libvirtxml.DomainTPM{Model: "tpm-tis", Backend: &libvirtxml.DomainTPMBackend{Emulator: emulator}}
 }
 
 // AgentChannel is the virtio-serial port a QEMU guest agent in the guest (qemu-ga) opens.

@@ -39,3 +39,28 @@ func TestUSBController(t *testing.T) {
 		})
 	}
 }
+
+// A persistent TPM's state is never deleted by libvirt (it lives in the VM's state claim); a
+// TPM without persistence keeps libvirt's default, whose state goes with the launcher pod.
+func TestTPMPersistentState(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tpm  *v1.TPMDevice
+		want string
+	}{
+		{"tpm: {}", &v1.TPMDevice{}, ""},
+		{"persistent", &v1.TPMDevice{Persistent: ptr.To(true)}, "yes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vmi := newVMI()
+			vmi.Spec.Domain.Devices.TPM = tc.tpm
+			d, err := Convert(vmi, launcherEnv(TypeQEMU, vmi))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Devices.TPMs) != 1 || d.Devices.TPMs[0].Backend.Emulator.PersistentState != tc.want {
+				t.Errorf("TPMs %+v, want one with persistent_state %q", d.Devices.TPMs, tc.want)
+			}
+		})
+	}
+}

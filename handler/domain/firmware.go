@@ -27,10 +27,7 @@ func (c *converter) bootloader(os *libvirtxml.DomainOS, machine string, b *v1.Bo
 		}
 	case b.EFI != nil:
 		p := bootloaderPath.Child("efi")
-		if b.EFI.Persistent != nil && *b.EFI.Persistent {
-			c.fail(field.Invalid(p.Child("persistent"), true, "persistent EFI variables need backend storage, which this platform does not provide"))
-			return
-		}
+		// A persistent store's path is in the VM's state claim (the node's environment says).
 		nvram := c.hostFile(field.NewPath("environment", "nvramPath"), c.env.NVRAMPath, "EFI variable store")
 		if nvram == "" {
 			return

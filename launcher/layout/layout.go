@@ -45,6 +45,14 @@ const (
 	// NVRAMRel is an EFI guest's variable store, made by libvirt from OVMF's template.
 	NVRAMRel = "efivars.fd" // in the directory itself, which the launcher's user may write
 
+	// VMStateDir is where the compute container mounts the VM's state claim (an instance
+	// with a persistent TPM or EFI variables): it outlives the pod, unlike PrivateDir.
+	VMStateDir    = "/var/lib/vmctl/vm-state"
+	VMStateVolume = "vm-state"
+	// PersistentNVRAM is a persistent EFI guest's variable store, in the state claim; a
+	// persistent TPM's state is in its swtpm/ (launcher/libvirtd.go).
+	PersistentNVRAM = VMStateDir + "/efivars.fd"
+
 	// NetworkReadyRel appears once the launcher serves DHCP on the bridge virt-handler made:
 	// the handler starts the domain only then, so the guest's first DHCP request is answered.
 	NetworkReadyRel = "network-ready"

@@ -8,8 +8,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
 
-// firmware refuses what the node could only fail on: persistent EFI variables need a
-// backend-storage PVC, which this platform does not make.
+// firmware refuses a bootloader that is both BIOS and EFI.
 func firmware(path *field.Path, fw *v1.Firmware) field.ErrorList {
 	if fw == nil || fw.Bootloader == nil {
 		return nil
@@ -18,9 +17,6 @@ func firmware(path *field.Path, fw *v1.Firmware) field.ErrorList {
 	var errs field.ErrorList
 	if b.BIOS != nil && b.EFI != nil {
 		errs = append(errs, field.Invalid(p, "bios and efi", "set bios or efi, not both"))
-	}
-	if b.EFI != nil && b.EFI.Persistent != nil && *b.EFI.Persistent {
-		errs = append(errs, field.Forbidden(p.Child("efi", "persistent"), "persistent EFI variables need backend storage, which this platform does not provide; the variables live as long as the instance"))
 	}
 	return errs
 }

@@ -50,8 +50,7 @@ func TestAccessCredentialsAndFirmware(t *testing.T) {
 			Source: v1.UserPasswordAccessCredentialSource{Secret: &v1.AccessCredentialSecretSource{SecretName: "pw"}}}}}},
 			wantErr: "userPassword.propagationMethod.qemuGuestAgent: Required value"},
 		{name: "efi without secure boot", spec: v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{Firmware: &v1.Firmware{Bootloader: &v1.Bootloader{EFI: &v1.EFI{SecureBoot: ptr.To(false)}}}}}},
-		{name: "persistent efi", spec: v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{Firmware: &v1.Firmware{Bootloader: &v1.Bootloader{EFI: &v1.EFI{Persistent: ptr.To(true)}}}}},
-			wantErr: "spec.domain.firmware.bootloader.efi.persistent: Forbidden: persistent EFI variables need backend storage"},
+		{name: "persistent efi", spec: v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{Firmware: &v1.Firmware{Bootloader: &v1.Bootloader{EFI: &v1.EFI{Persistent: ptr.To(true)}}}}}},
 		{name: "bios and efi", spec: v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{Firmware: &v1.Firmware{Bootloader: &v1.Bootloader{BIOS: &v1.BIOS{}, EFI: &v1.EFI{}}}}},
 			wantErr: "set bios or efi, not both"},
 	} {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 )
@@ -88,9 +87,6 @@ func unsupportedDevices(path *field.Path, devs *v1.Devices) field.ErrorList {
 	}
 	if devs.ClientPassthrough != nil {
 		forbid(path.Child("clientPassthrough"), "USB redirection "+notOnThisNode)
-	}
-	if devs.TPM.IsEnabled() && ptr.Deref(devs.TPM.Persistent, false) {
-		forbid(path.Child("tpm", "persistent"), "a TPM whose state outlives the instance needs a PVC for the VM's state (KubeVirt's vmStateStorageClass), which this platform does not offer; without persistent the TPM keeps its state while the instance runs")
 	}
 	if devs.AutoattachVSOCK != nil && *devs.AutoattachVSOCK {
 		forbid(path.Child("autoattachVSOCK"), "vsock (/dev/vhost-vsock) "+notOnThisNode)

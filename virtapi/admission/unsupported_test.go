@@ -53,7 +53,7 @@ func TestUnsupportedNamesTheMissingComponent(t *testing.T) {
 			s.Domain.Devices.Disks = []v1.Disk{{Name: "l", DiskDevice: v1.DiskDevice{LUN: &v1.LunTarget{}}}}
 		}},
 		{"tpm is emulated", "", "", func(s *v1.VirtualMachineInstanceSpec) { s.Domain.Devices.TPM = &v1.TPMDevice{} }},
-		{"persistent tpm", "spec.domain.devices.tpm.persistent", "vmStateStorageClass", func(s *v1.VirtualMachineInstanceSpec) {
+		{"persistent tpm", "", "", func(s *v1.VirtualMachineInstanceSpec) {
 			s.Domain.Devices.TPM = &v1.TPMDevice{Persistent: ptr.To(true)}
 		}},
 		{"disabled tpm is fine", "", "", func(s *v1.VirtualMachineInstanceSpec) {

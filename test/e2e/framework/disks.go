@@ -50,20 +50,7 @@ func (f *Framework) DiskPVC(name, target string) *corev1.PersistentVolumeClaim {
 		f.t.Fatal(err)
 	}
 	size := resource.NewQuantity(fi.Size(), resource.BinarySI)
-	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-" + name},
-		Spec: corev1.PersistentVolumeSpec{
-			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: *size},
-			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}},
-			ClaimRef:                      &corev1.ObjectReference{Namespace: f.Namespace, Name: name},
-		},
-	}
-	if _, err := f.Kube.CoreV1().PersistentVolumes().Create(f.Context(), pv, metav1.CreateOptions{}); err != nil {
-		f.t.Fatal(err)
-	}
-	f.t.Cleanup(func() { _ = f.Kube.CoreV1().PersistentVolumes().Delete(f.Context(), pv.Name, metav1.DeleteOptions{}) })
+	pv := f.hostPathPV(dir, name, *size)
 	pvc := &corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: corev1.PersistentVolumeClaimSpec{
@@ -93,4 +80,44 @@ func extractDisk(imageTar, dest string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// StatePV makes the volume a VM's state claim (persistent-state-for-<vm>, which
+// virt-controller creates) binds to: the local cluster has no provisioner, so this stands in
+// for one. It is a hostPath directory owned by the launcher's user, pre-bound to the claim,
+// and its path is returned: the test can look at the state the VM left.
+func (f *Framework) StatePV(vm string) string {
+	f.t.Helper()
+	claim := "persistent-state-for-" + vm
+	dir := filepath.Join(os.TempDir(), "vmctl-e2e-pv", f.Namespace+"-"+claim)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chown(dir, layout.LauncherUID, layout.LauncherGID); err != nil {
+		f.t.Fatal(err)
+	}
+	f.hostPathPV(dir, claim, resource.MustParse("10Mi"))
+	return dir
+}
+
+// hostPathPV makes a ReadWriteOnce hostPath volume of dir, pre-bound to the claim of that name
+// in the test's namespace, and deletes it after the test.
+func (f *Framework) hostPathPV(dir, claim string, size resource.Quantity) *corev1.PersistentVolume {
+	f.t.Helper()
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-" + claim},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: size},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}},
+			ClaimRef:                      &corev1.ObjectReference{Namespace: f.Namespace, Name: claim},
+		},
+	}
+	if _, err := f.Kube.CoreV1().PersistentVolumes().Create(f.Context(), pv, metav1.CreateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = f.Kube.CoreV1().PersistentVolumes().Delete(f.Context(), pv.Name, metav1.DeleteOptions{}) })
+	return pv
 }
