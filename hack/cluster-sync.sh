@@ -20,6 +20,10 @@ mapfile -t existed < <("$kubectl" -n $ns get deployment,daemonset -o name 2>/dev
 # mounted there in its mount namespace (hack/cluster/nodes.sh). And virt-controller and virt-api
 # run on the first node, the host, where the API server runs too, as on a control-plane node:
 # the e2e and chaos suites lose the other nodes, and the control plane must survive that.
+# virt-api admits hostDisk volumes (KubeVirt's HostDisk feature gate, off by default), as
+# KubeVirt's own test clusters do: the e2e suite runs them. And the nodes share this host's
+# file system, where libvirt sees a local one: a disk shared between them (a hostDisk marked
+# shared) migrates only with KubeVirt's unsafeMigrationOverride.
 overlay=$root/_out/manifests-local
 mkdir -p "$overlay"
 first_node=vmctl-node # NODE_NAME of hack/cluster/lib.sh
@@ -34,8 +38,12 @@ patches:
       value: $root/_cluster/kubelet/pods
 - target: {kind: Deployment, name: virt-controller}
   patch: '$control_plane_patch'
+- target: {kind: Deployment, name: virt-controller}
+  patch: '[{"op": "add", "path": "/spec/template/spec/containers/0/args/-", "value": "--unsafe-migration-override"}]'
 - target: {kind: Deployment, name: virt-api}
   patch: '$control_plane_patch'
+- target: {kind: Deployment, name: virt-api}
+  patch: '[{"op": "add", "path": "/spec/template/spec/containers/0/args/-", "value": "--feature-gates=HostDisk"}]'
 EOF
 # Server-side: the CRDs are larger than the 256 KiB a client-side apply can keep in its
 # last-applied annotation. CRDs first: the starter instance types need theirs established.

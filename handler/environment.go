@@ -66,6 +66,8 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.RawDiskFile)), Format: "raw"}
 		case isConfigVolume(vol):
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.ConfigISOFile)), Format: "raw"}
+		case vol.HostDisk != nil:
+			env.Volumes[vol.Name] = hostDiskImage(vol)
 		case vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil:
 			// The pod mounts the claim's file system there; the handler cannot see into it.
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.PVCDiskFile)), Format: "raw"}

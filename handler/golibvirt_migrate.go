@@ -21,6 +21,9 @@ type MigrationParams struct {
 	BandwidthMiB uint64
 	// AutoConverge lets QEMU throttle a guest that dirties memory faster than it can be sent.
 	AutoConverge bool
+	// Unsafe skips libvirt's safety checks (UNSAFE), such as its refusal of a disk it finds
+	// on a local file system when the migration does not copy it.
+	Unsafe bool
 }
 
 // migrationFlags: live, peer to peer (the source's libvirtd talks to the target's through the
@@ -41,6 +44,9 @@ func (g *goLibvirt) MigrateDomain(name string, p MigrationParams) error {
 		flags := migrationFlags
 		if p.AutoConverge {
 			flags |= libvirt.MigrateAutoConverge
+		}
+		if p.Unsafe {
+			flags |= libvirt.MigrateUnsafe
 		}
 		if p.BandwidthMiB > 0 {
 			params = append(params, libvirt.TypedParam{Field: libvirt.MigrateParamBandwidth, Value: *libvirt.NewTypedParamValueUllong(p.BandwidthMiB)})

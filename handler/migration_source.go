@@ -49,17 +49,18 @@ func migrationTimeout(vmi *v1.VirtualMachineInstance) time.Duration {
 }
 
 // migrationTuning is the rate cap in MiB/s (0: none; a cap under 1 MiB/s rounds up to it,
-// libvirt's unit) and whether QEMU may throttle the guest, from the migration's configuration
-// (auto-converge when it does not say).
-func migrationTuning(vmi *v1.VirtualMachineInstance) (bandwidthMiB uint64, autoConverge bool) {
+// libvirt's unit), whether QEMU may throttle the guest (auto-converge when the configuration
+// does not say) and whether libvirt's safety checks are overridden (not unless it says so),
+// from the migration's configuration.
+func migrationTuning(vmi *v1.VirtualMachineInstance) (bandwidthMiB uint64, autoConverge, unsafe bool) {
 	c := vmi.Status.MigrationState.MigrationConfiguration
 	if c == nil {
-		return 0, true
+		return 0, true, false
 	}
 	if q := c.BandwidthPerMigration; q != nil && q.Sign() > 0 {
 		bandwidthMiB = max(1, uint64((q.Value()+(1<<20)-1)>>20))
 	}
-	return bandwidthMiB, c.AllowAutoConverge == nil || *c.AllowAutoConverge
+	return bandwidthMiB, c.AllowAutoConverge == nil || *c.AllowAutoConverge, ptr.Deref(c.UnsafeMigrationOverride, false)
 }
 
 // outbound is a migration this node sends: the proxy out of the source pod and the libvirt
@@ -207,11 +208,11 @@ func (c *Controller) startMigration(ctx context.Context, key string, cached *v1.
 		Block:     cached.Status.MigrationMethod == v1.BlockMigration,
 		Timeout:   migrationTimeout(cached),
 	}
-	params.BandwidthMiB, params.AutoConverge = migrationTuning(cached)
+	params.BandwidthMiB, params.AutoConverge, params.Unsafe = migrationTuning(cached)
 	privateDir := PrivateDir(c.opts.KubeletRoot, pod.UID)
 	name := DomainName(cached)
 	klog.InfoS("migrating", "vmi", key, "migration", s.MigrationUID, "to", s.TargetNode, "block", params.Block,
-		"bandwidthMiB", params.BandwidthMiB, "autoConverge", params.AutoConverge, "timeout", params.Timeout)
+		"bandwidthMiB", params.BandwidthMiB, "autoConverge", params.AutoConverge, "unsafe", params.Unsafe, "timeout", params.Timeout)
 	go func() {
 		defer func() { ob.endedAt = time.Now(); close(ob.done); c.queue.Add(key) }()
 		// A connection of its own: the call blocks for the whole copy.

@@ -60,19 +60,21 @@ func TestMigrationTuning(t *testing.T) {
 		wantMiB      uint64
 		wantConverge bool
 		wantTimeout  time.Duration
+		wantUnsafe   bool
 	}{
-		{"no configuration: KubeVirt's timeout, auto-converge", nil, 0, true, 150 * time.Second},
-		{"a cap in MiB", &v1.MigrationConfiguration{BandwidthPerMigration: ptr.To(resource.MustParse("8Mi"))}, 8, true, 150 * time.Second},
-		{"a cap under 1 MiB/s rounds up", &v1.MigrationConfiguration{BandwidthPerMigration: ptr.To(resource.MustParse("100Ki"))}, 1, true, 150 * time.Second},
-		{"zero is unlimited", &v1.MigrationConfiguration{BandwidthPerMigration: ptr.To(resource.MustParse("0"))}, 0, true, 150 * time.Second},
-		{"auto-converge off, a shorter timeout", &v1.MigrationConfiguration{AllowAutoConverge: ptr.To(false), CompletionTimeoutPerGiB: ptr.To(int64(40))}, 0, false, 40 * time.Second},
+		{"no configuration: KubeVirt's timeout, auto-converge", nil, 0, true, 150 * time.Second, false},
+		{"a cap in MiB", &v1.MigrationConfiguration{BandwidthPerMigration: ptr.To(resource.MustParse("8Mi"))}, 8, true, 150 * time.Second, false},
+		{"a cap under 1 MiB/s rounds up", &v1.MigrationConfiguration{BandwidthPerMigration: ptr.To(resource.MustParse("100Ki"))}, 1, true, 150 * time.Second, false},
+		{"zero is unlimited", &v1.MigrationConfiguration{BandwidthPerMigration: ptr.To(resource.MustParse("0"))}, 0, true, 150 * time.Second, false},
+		{"auto-converge off, a shorter timeout", &v1.MigrationConfiguration{AllowAutoConverge: ptr.To(false), CompletionTimeoutPerGiB: ptr.To(int64(40))}, 0, false, 40 * time.Second, false},
+		{"libvirt's safety checks overridden", &v1.MigrationConfiguration{UnsafeMigrationOverride: ptr.To(true)}, 0, true, 150 * time.Second, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vmi := newInstance()
 			vmi.Status.MigrationState = &v1.VirtualMachineInstanceMigrationState{MigrationConfiguration: tc.config}
-			mib, converge := migrationTuning(vmi)
-			if mib != tc.wantMiB || converge != tc.wantConverge {
-				t.Errorf("tuning = %d MiB/s, auto-converge %v; want %d, %v", mib, converge, tc.wantMiB, tc.wantConverge)
+			mib, converge, unsafe := migrationTuning(vmi)
+			if mib != tc.wantMiB || converge != tc.wantConverge || unsafe != tc.wantUnsafe {
+				t.Errorf("tuning = %d MiB/s, auto-converge %v, unsafe %v; want %d, %v, %v", mib, converge, unsafe, tc.wantMiB, tc.wantConverge, tc.wantUnsafe)
 			}
 			if got := migrationTimeout(vmi); got != tc.wantTimeout {
 				t.Errorf("timeout = %s, want %s", got, tc.wantTimeout)

@@ -78,9 +78,10 @@ func (c *Controller) convert(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, ro
 	return dom, nil
 }
 
-// writeFiles writes the instance's files into its pod (writeFiles), with the addresses of
-// its tagged devices for a config drive. dom is the instance's converted domain; nil has it
-// converted when the addresses are needed (a migration's target converts nothing else).
+// writeFiles prepares the instance's hostDisks on the node and writes its files into its pod
+// (writeFiles), with the addresses of its tagged devices for a config drive. dom is the
+// instance's converted domain; nil has it converted when the addresses are needed (a
+// migration's target converts nothing else).
 func (c *Controller) writeFiles(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, root *os.Root, dom *libvirtxml.Domain, lv Libvirt) error {
 	var devices []DeviceData
 	if needsDeviceMetadata(vmi) {
@@ -93,6 +94,9 @@ func (c *Controller) writeFiles(vmi *v1.VirtualMachineInstance, pod *corev1.Pod,
 		if devices, err = deviceMetadata(vmi, dom, lv); err != nil {
 			return err
 		}
+	}
+	if err := prepareHostDisks(vmi, procRoot(lv.PeerPID())); err != nil {
+		return err
 	}
 	return writeFiles(vmi, root, podSecrets(c.opts.KubeletRoot, pod), podConfigVolumes(c.opts.KubeletRoot, pod), devices)
 }

@@ -40,6 +40,7 @@ func main() {
 	bandwidth := pflag.String("bandwidth-per-migration", defaults.BandwidthPerMigration.String(), "each live migration's transfer rate cap, per second, where no MigrationPolicy sets one (0: unlimited)")
 	completionTimeout := pflag.Int64("completion-timeout-per-gib", *defaults.CompletionTimeoutPerGiB, "seconds per GiB of guest memory a live migration may take before it is aborted, where no MigrationPolicy sets it")
 	autoConverge := pflag.Bool("allow-auto-converge", *defaults.AllowAutoConverge, "let QEMU slow down a guest that dirties memory faster than it is sent, where no MigrationPolicy says")
+	unsafe := pflag.Bool("unsafe-migration-override", false, "have libvirt migrate even where it judges the migration unsafe, such as disks on storage the nodes share that it takes for a local file system (KubeVirt's unsafeMigrationOverride)")
 	pflag.IntVar(&opts.Workers, "workers", 10, "concurrent syncs per controller: each VM waits on a few API round trips")
 	qps := pflag.Float32("kube-api-qps", 500, "sustained requests per second to the API server (about 6 writes start a VM)")
 	burst := pflag.Int("kube-api-burst", 1000, "request burst to the API server")
@@ -59,7 +60,7 @@ func main() {
 	if err != nil || perMigration.Sign() < 0 || *completionTimeout < 1 {
 		component.Exit(fmt.Errorf("--bandwidth-per-migration must be a quantity of at least 0 and --completion-timeout-per-gib at least 1 (%v)", err))
 	}
-	opts.Migrations.Defaults = v1.MigrationConfiguration{BandwidthPerMigration: &perMigration, CompletionTimeoutPerGiB: completionTimeout, AllowAutoConverge: autoConverge}
+	opts.Migrations.Defaults = v1.MigrationConfiguration{BandwidthPerMigration: &perMigration, CompletionTimeoutPerGiB: completionTimeout, AllowAutoConverge: autoConverge, UnsafeMigrationOverride: unsafe}
 
 	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {

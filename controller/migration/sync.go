@@ -282,10 +282,11 @@ func mirrorState(m *v1.VirtualMachineInstanceMigration, vmi *v1.VirtualMachineIn
 	}
 }
 
-// Method is how the instance's disks move: with the memory, unless every disk is shared.
+// Method is how the instance's disks move: with the memory, unless every disk is shared (a
+// hostDisk is: one that is not makes the instance not migratable at all).
 func Method(vmi *v1.VirtualMachineInstance) v1.VirtualMachineInstanceMigrationMethod {
 	for _, vol := range vmi.Spec.Volumes {
-		if vol.ContainerDisk != nil || vol.EmptyDisk != nil || vol.HostDisk != nil || vol.Ephemeral != nil {
+		if vol.ContainerDisk != nil || vol.EmptyDisk != nil || vol.Ephemeral != nil {
 			return v1.BlockMigration
 		}
 	}

@@ -108,8 +108,8 @@ func dhcpArgs(o *v1.DHCPOptions) []string {
 }
 
 // podVolumes are the shared emptyDirs, every PVC the guest uses (its disk.img is the disk), the
-// VM's state claim, and every secret cloud-init reads, which the handler finds where the
-// kubelet put them.
+// directory of each hostDisk, the VM's state claim, and every secret cloud-init reads, which
+// the handler finds where the kubelet put them.
 func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 	volumes := []corev1.Volume{
 		{Name: layout.PrivateVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: privateSizeLimit(vmi, cfg)}}},
@@ -123,6 +123,7 @@ func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: pvc.ClaimName, ReadOnly: pvc.ReadOnly}}})
 		}
 	}
+	volumes = append(volumes, hostDiskVolumes(vmi)...)
 	for _, vol := range vmi.Spec.Volumes {
 		if src, ok := configVolumeSource(vol); ok {
 			volumes = append(volumes, corev1.Volume{Name: layout.ConfigVolume(vol.Name), VolumeSource: src})
@@ -153,7 +154,7 @@ func secretVolume(i int) string { return fmt.Sprintf("secret-%d", i+1) }
 // pvcVolume names a PVC's pod volume apart from the pod's own volumes.
 func pvcVolume(volume string) string { return "pvc-" + volume }
 
-// computeMounts put each PVC where its volume's disk files go.
+// computeMounts put each PVC where its volume's disk files go, and each hostDisk's directory.
 func computeMounts(vmi *v1.VirtualMachineInstance) []corev1.VolumeMount {
 	mounts := []corev1.VolumeMount{privateMount}
 	for _, vol := range vmi.Spec.Volumes {
@@ -161,6 +162,7 @@ func computeMounts(vmi *v1.VirtualMachineInstance) []corev1.VolumeMount {
 			mounts = append(mounts, corev1.VolumeMount{Name: pvcVolume(vol.Name), MountPath: layout.InPod(layout.DiskRel(vol.Name)), ReadOnly: pvc.ReadOnly})
 		}
 	}
+	mounts = append(mounts, hostDiskMounts(vmi)...)
 	for _, vol := range vmi.Spec.Volumes {
 		if _, ok := configVolumeSource(vol); ok {
 			mounts = append(mounts, corev1.VolumeMount{Name: layout.ConfigVolume(vol.Name), MountPath: path.Join(configDir, vol.Name), ReadOnly: true})

@@ -148,7 +148,7 @@ func (c *converter) volumeIndex() map[string]volumeRef {
 // a file source is what makes libvirtxml write type="file".
 // diskVolumeKinds are the volume sources the node turns into a disk image.
 var diskVolumeKinds = []string{"containerDisk", "cloudInitNoCloud", "cloudInitConfigDrive", "emptyDisk", "persistentVolumeClaim",
-	"ephemeral", "configMap", "secret", "serviceAccount", "downwardAPI", "sysprep"}
+	"ephemeral", "configMap", "secret", "serviceAccount", "downwardAPI", "sysprep", "hostDisk"}
 
 func (c *converter) source(ref volumeRef, disk *libvirtxml.DomainDisk) bool {
 	p := specPath.Child("volumes").Index(ref.index)

@@ -53,6 +53,12 @@ const (
 	// persistent TPM's state is in its swtpm/ (launcher/libvirtd.go).
 	PersistentNVRAM = VMStateDir + "/efivars.fd"
 
+	// HostDisksDir is where the compute container mounts each hostDisk's directory on the
+	// node, one directory per volume (HostDiskDir). Not under PrivateDir: /var/run is a link
+	// to /run in the image, and virt-handler reaches these through /proc/<pid>/root, where an
+	// absolute link would lead off into the handler's own file system.
+	HostDisksDir = "/var/lib/vmctl/host-disks"
+
 	// NetworkReadyRel appears once the launcher serves DHCP on the bridge virt-handler made:
 	// the handler starts the domain only then, so the guest's first DHCP request is answered.
 	NetworkReadyRel = "network-ready"
@@ -124,6 +130,9 @@ const (
 
 // DiskRel is a volume's disk directory, relative to the private directory.
 func DiskRel(volume string) string { return path.Join(disksRel, volume) }
+
+// HostDiskDir is where the compute container mounts a hostDisk volume's directory.
+func HostDiskDir(volume string) string { return path.Join(HostDisksDir, volume) }
 
 // InPod is a path relative to the private directory as the pod's containers see it.
 func InPod(rel string) string { return path.Join(PrivateDir, rel) }

@@ -29,20 +29,27 @@ func TestMigrateCopiesLocalDisksWithTheMemory(t *testing.T) {
 	if c := before.Status.Condition(v1.VirtualMachineInstanceIsMigratable); c == nil || c.Status != "True" {
 		t.Fatalf("LiveMigratable %+v, want True", c)
 	}
-	boot := guestBoot(t, f, before)
+	migrateWithoutReboot(t, f, before, "move-disks", v1.BlockMigration)
+}
 
-	m := &v1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: "move-disks"}, Spec: v1.VirtualMachineInstanceMigrationSpec{VMIName: vmi.Name}}
+// migrateWithoutReboot migrates the running instance and checks that it moved to another
+// node by method and that its guest did not reboot; it returns the instance afterwards.
+func migrateWithoutReboot(t *testing.T, f *framework.Framework, before *v1.VirtualMachineInstance, migration string, method v1.VirtualMachineInstanceMigrationMethod) *v1.VirtualMachineInstance {
+	t.Helper()
+	boot := guestBoot(t, f, before)
+	m := &v1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: migration}, Spec: v1.VirtualMachineInstanceMigrationSpec{VMIName: before.Name}}
 	if _, err := f.Virt.KubevirtV1().VirtualMachineInstanceMigrations(f.Namespace).Create(f.Context(), m, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := waitMigrationEnd(t, f, vmi.Name, 3*time.Minute); got.Status.Phase != v1.MigrationSucceeded {
+	if got := waitMigrationEnd(t, f, before.Name, 3*time.Minute); got.Status.Phase != v1.MigrationSucceeded {
 		t.Fatalf("migration %s %+v, want Succeeded", got.Status.Phase, got.Status.MigrationState)
 	}
-	after := f.WaitVMIPhase(vmi.Name, v1.Running, time.Minute)
-	if after.Status.MigrationMethod != v1.BlockMigration || after.Status.NodeName == before.Status.NodeName {
-		t.Fatalf("instance on %s by %s, want moved off %s by %s", after.Status.NodeName, after.Status.MigrationMethod, before.Status.NodeName, v1.BlockMigration)
+	after := f.WaitVMIPhase(before.Name, v1.Running, time.Minute)
+	if after.Status.MigrationMethod != method || after.Status.NodeName == before.Status.NodeName {
+		t.Fatalf("instance on %s by %s, want moved off %s by %s", after.Status.NodeName, after.Status.MigrationMethod, before.Status.NodeName, method)
 	}
 	if got := guestBoot(t, f, after); got != boot {
 		t.Fatalf("the guest rebooted: boot %s, was %s", got, boot)
 	}
+	return after
 }

@@ -35,6 +35,8 @@ type Limits struct {
 	// (virt-api: from the API server). Nil refuses every VM that names one: it cannot be
 	// checked.
 	Instancetypes instancetype.Getter
+	// HostDisk admits hostDisk volumes: KubeVirt's HostDisk feature gate (hostdisk.go).
+	HostDisk bool
 }
 
 // DefaultLimits are virt-api's defaults (--max-empty-disk-capacity=100Gi).

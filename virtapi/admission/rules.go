@@ -21,8 +21,9 @@ import (
 )
 
 // knownVolumeKinds are the volume sources of KubeVirt's schema; anything else (a hostPath ...)
-// is refused, so a VM spec can never reach the node's files. Those the node cannot provide
-// are refused with their reason by unsupportedVolumes.
+// is refused, so a VM spec reaches the node's files only through a hostDisk, which needs the
+// HostDisk gate (hostdisk.go). Those the node cannot provide are refused with their reason
+// by unsupportedVolumes.
 var knownVolumeKinds = []string{"containerDisk", "cloudInitNoCloud", "cloudInitConfigDrive", "emptyDisk", "persistentVolumeClaim",
 	"ephemeral", "configMap", "secret", "serviceAccount", "downwardAPI", "dataVolume", "hostDisk", "sysprep", "downwardMetrics"}
 
@@ -44,6 +45,7 @@ func validateInstanceSpec(path *field.Path, spec *v1.VirtualMachineInstanceSpec,
 	errs = append(errs, memoryTooSmall(path.Child("domain"), &spec.Domain)...)
 	errs = append(errs, cpuTopology(path.Child("domain"), &spec.Domain)...)
 	errs = append(errs, emptyDisks(path.Child("volumes"), spec.Volumes, limits)...)
+	errs = append(errs, hostDisks(path.Child("volumes"), spec.Volumes, limits)...)
 	errs = append(errs, diskBusOptions(path.Child("domain", "devices", "disks"), spec.Domain.Devices.Disks)...)
 	errs = append(errs, domainText(path, spec)...)
 	errs = append(errs, volumeNames(path.Child("volumes"), spec.Volumes)...)

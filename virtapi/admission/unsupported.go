@@ -123,7 +123,6 @@ func unsupportedDevices(path *field.Path, devs *v1.Devices) field.ErrorList {
 // volumeKindsRefused maps the volume sources the node cannot provide to the reason.
 var volumeKindsRefused = map[string]string{
 	"dataVolume":      needsCDI,
-	"hostDisk":        "host disks (the HostDisk feature gate) are not offered: use a persistentVolumeClaim",
 	"downwardMetrics": "downward metrics " + notOnThisNode,
 }
 

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -70,6 +71,33 @@ func review(decide func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionRes
 func AddFlags(fs *pflag.FlagSet, limits *admission.Limits) {
 	fs.Var((*quantityFlag)(&limits.MaxEmptyDiskCapacity), "max-empty-disk-capacity",
 		"the largest spec.volumes[].emptyDisk.capacity admitted (a sparse file on the node's disk the guest may fill); 0 for no limit")
+	fs.Var((*featureGates)(limits), "feature-gates",
+		"KubeVirt feature gates to enable, comma-separated (KubeVirt's developerConfiguration.featureGates): "+admission.HostDiskGate+" admits hostDisk volumes")
+}
+
+// featureGates sets the limits' feature gates from their KubeVirt names. A gate KubeVirt has
+// and this platform does not (most are always on here, or name what it refuses with a
+// reason) is logged and ignored, so an operator's list from KubeVirt does not stop virt-api.
+type featureGates admission.Limits
+
+func (g *featureGates) String() string {
+	if g.HostDisk {
+		return admission.HostDiskGate
+	}
+	return ""
+}
+func (g *featureGates) Type() string { return "strings" }
+func (g *featureGates) Set(s string) error {
+	for _, name := range strings.Split(s, ",") {
+		switch name = strings.TrimSpace(name); name {
+		case "":
+		case admission.HostDiskGate:
+			g.HostDisk = true
+		default:
+			klog.InfoS("ignoring a feature gate this platform does not have", "gate", name)
+		}
+	}
+	return nil
 }
 
 // quantityFlag is a resource.Quantity as a flag value ("100Gi").

@@ -55,3 +55,24 @@ func TestMaxEmptyDiskCapacityFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestFeatureGatesFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		hostDisk bool
+	}{
+		{nil, false},
+		{[]string{"--feature-gates=HostDisk"}, true},
+		{[]string{"--feature-gates=Snapshot, HostDisk"}, true},
+		{[]string{"--feature-gates=Snapshot", "--feature-gates=HostDisk"}, true},
+		{[]string{"--feature-gates=hostdisk"}, false}, // KubeVirt's names are case-sensitive
+		{[]string{"--feature-gates="}, false},
+	} {
+		limits := admission.DefaultLimits()
+		fs := pflag.NewFlagSet("virt-api", pflag.ContinueOnError)
+		AddFlags(fs, &limits)
+		if err := fs.Parse(tc.args); err != nil || limits.HostDisk != tc.hostDisk {
+			t.Errorf("%v: HostDisk %v, error %v; want %v", tc.args, limits.HostDisk, err, tc.hostDisk)
+		}
+	}
+}

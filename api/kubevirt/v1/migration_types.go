@@ -176,6 +176,10 @@ type MigrationConfiguration struct {
 	// AllowAutoConverge lets QEMU slow down a guest that dirties memory too fast.
 	// +optional
 	AllowAutoConverge *bool `json:"allowAutoConverge,omitempty"`
+	// UnsafeMigrationOverride has libvirt migrate even where it judges the migration unsafe,
+	// such as a disk shared between nodes on a file system libvirt takes for a local one.
+	// +optional
+	UnsafeMigrationOverride *bool `json:"unsafeMigrationOverride,omitempty"`
 }
 
 // MigrationAbortStatus is how a cancellation went.

@@ -43,7 +43,7 @@ type VolumeSource struct {
 	// DataVolume is a PVC that CDI creates and fills; needs CDI.
 	// +optional
 	DataVolume *DataVolumeSource `json:"dataVolume,omitempty"`
-	// HostDisk is a disk image file on the node; needs the HostDisk feature, refused here.
+	// HostDisk is a disk image file on the node; needs virt-api's HostDisk feature gate.
 	// +optional
 	HostDisk *HostDisk `json:"hostDisk,omitempty"`
 	// Sysprep is a Windows answer file on a CD-ROM.
@@ -105,14 +105,21 @@ type DataVolumeSource struct {
 
 // HostDisk is a disk image on the node's file system.
 type HostDisk struct {
+	// Path is the image's absolute path on the node.
 	Path string `json:"path"`
-	// Type is Disk or DiskOrCreate.
+	// Type is Disk (the image exists) or DiskOrCreate (a sparse one of Capacity is made).
 	Type string `json:"type"`
 	// +optional
 	Capacity resource.Quantity `json:"capacity,omitempty"`
 	// +optional
 	Shared *bool `json:"shared,omitempty"`
 }
+
+// The hostDisk types, KubeVirt's names.
+const (
+	HostDiskExists         = "Disk"
+	HostDiskExistsOrCreate = "DiskOrCreate"
+)
 
 // SysprepSource is a Windows answer file from a Secret or a ConfigMap.
 type SysprepSource struct {

@@ -2296,6 +2296,11 @@ func (in *MigrationConfiguration) DeepCopyInto(out *MigrationConfiguration) {
 		*out = new(bool)
 		**out = **in
 	}
+	if in.UnsafeMigrationOverride != nil {
+		in, out := &in.UnsafeMigrationOverride, &out.UnsafeMigrationOverride
+		*out = new(bool)
+		**out = **in
+	}
 	return
 }
 

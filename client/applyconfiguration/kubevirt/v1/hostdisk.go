@@ -21,8 +21,9 @@ import (
 //
 // HostDisk is a disk image on the node's file system.
 type HostDiskApplyConfiguration struct {
+	// Path is the image's absolute path on the node.
 	Path *string `json:"path,omitempty"`
-	// Type is Disk or DiskOrCreate.
+	// Type is Disk (the image exists) or DiskOrCreate (a sparse one of Capacity is made).
 	Type     *string            `json:"type,omitempty"`
 	Capacity *resource.Quantity `json:"capacity,omitempty"`
 	Shared   *bool              `json:"shared,omitempty"`

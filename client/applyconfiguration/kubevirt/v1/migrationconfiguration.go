@@ -28,6 +28,9 @@ type MigrationConfigurationApplyConfiguration struct {
 	CompletionTimeoutPerGiB *int64 `json:"completionTimeoutPerGiB,omitempty"`
 	// AllowAutoConverge lets QEMU slow down a guest that dirties memory too fast.
 	AllowAutoConverge *bool `json:"allowAutoConverge,omitempty"`
+	// UnsafeMigrationOverride has libvirt migrate even where it judges the migration unsafe,
+	// such as a disk shared between nodes on a file system libvirt takes for a local one.
+	UnsafeMigrationOverride *bool `json:"unsafeMigrationOverride,omitempty"`
 }
 
 // MigrationConfigurationApplyConfiguration constructs a declarative configuration of the MigrationConfiguration type for use with
@@ -57,5 +60,13 @@ func (b *MigrationConfigurationApplyConfiguration) WithCompletionTimeoutPerGiB(v
 // If called multiple times, the AllowAutoConverge field is set to the value of the last call.
 func (b *MigrationConfigurationApplyConfiguration) WithAllowAutoConverge(value bool) *MigrationConfigurationApplyConfiguration {
 	b.AllowAutoConverge = &value
+	return b
+}
+
+// WithUnsafeMigrationOverride sets the UnsafeMigrationOverride field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the UnsafeMigrationOverride field is set to the value of the last call.
+func (b *MigrationConfigurationApplyConfiguration) WithUnsafeMigrationOverride(value bool) *MigrationConfigurationApplyConfiguration {
+	b.UnsafeMigrationOverride = &value
 	return b
 }

@@ -39,7 +39,7 @@ type VolumeSourceApplyConfiguration struct {
 	DownwardAPI *DownwardAPIVolumeSourceApplyConfiguration `json:"downwardAPI,omitempty"`
 	// DataVolume is a PVC that CDI creates and fills; needs CDI.
 	DataVolume *DataVolumeSourceApplyConfiguration `json:"dataVolume,omitempty"`
-	// HostDisk is a disk image file on the node; needs the HostDisk feature, refused here.
+	// HostDisk is a disk image file on the node; needs virt-api's HostDisk feature gate.
 	HostDisk *HostDiskApplyConfiguration `json:"hostDisk,omitempty"`
 	// Sysprep is a Windows answer file on a CD-ROM.
 	Sysprep *SysprepSourceApplyConfiguration `json:"sysprep,omitempty"`
