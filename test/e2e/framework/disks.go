@@ -17,20 +17,14 @@ import (
 
 // DiskPVC makes a claim whose disk.img is the raw form of the disk in a containerDisk image
 // tarball of _out/images (target: its name there, e.g. "debian-guest"): what a user gets by
-// importing a cloud image into a PVC (CDI does it in KubeVirt). The claim is bound to a
-// hostPath volume of this node (the local cluster has no provisioner), owned by the launcher's
-// user as KubeVirt requires of volumes without ownership management.
+// importing a cloud image into a PVC (CDI does it in KubeVirt).
 func (f *Framework) DiskPVC(name, target string) *corev1.PersistentVolumeClaim {
 	f.t.Helper()
 	root, err := apiserver.RepoRoot()
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	dir := filepath.Join(os.TempDir(), "vmctl-e2e-pv", f.Namespace+"-"+name)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		f.t.Fatal(err)
-	}
-	f.t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	dir := f.pvDir(name)
 	qcow2 := filepath.Join(dir, "image.qcow2")
 	if err := extractDisk(filepath.Join(root, "_out", "images", target+".tar"), qcow2); err != nil {
 		f.t.Fatal(err)
@@ -40,28 +34,52 @@ func (f *Framework) DiskPVC(name, target string) *corev1.PersistentVolumeClaim {
 		f.t.Fatalf("qemu-img convert: %v\n%s", err, out)
 	}
 	_ = os.Remove(qcow2)
-	for _, p := range []string{dir, img} {
-		if err := os.Chown(p, layout.LauncherUID, layout.LauncherGID); err != nil {
-			f.t.Fatal(err)
-		}
-	}
 	fi, err := os.Stat(img)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	size := resource.NewQuantity(fi.Size(), resource.BinarySI)
-	pv := f.hostPathPV(dir, name, *size)
+	return f.boundClaim(dir, name, *resource.NewQuantity(fi.Size(), resource.BinarySI))
+}
+
+// pvDir is a directory for a volume named after the claim, removed after the test.
+func (f *Framework) pvDir(claim string) string {
+	f.t.Helper()
+	dir := filepath.Join(os.TempDir(), "vmctl-e2e-pv", f.Namespace+"-"+claim)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// boundClaim makes the claim of that name bound to a hostPath volume of dir (the local
+// cluster has no provisioner), dir and its disk.img owned by the launcher's user, as KubeVirt
+// requires of volumes without ownership management.
+func (f *Framework) boundClaim(dir, name string, size resource.Quantity) *corev1.PersistentVolumeClaim {
+	f.t.Helper()
+	f.ownedByLauncher(dir, filepath.Join(dir, layout.PVCDiskFile))
+	pv := f.hostPathPV(dir, name, size)
 	pvc := &corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			StorageClassName: new(string),
 			VolumeName:       pv.Name,
-			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: *size}},
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
 		},
 	}
 	f.CreateObjects(pvc)
 	return pvc
+}
+
+// ownedByLauncher gives the files to the launcher's user, as whom QEMU opens them.
+func (f *Framework) ownedByLauncher(paths ...string) {
+	f.t.Helper()
+	for _, p := range paths {
+		if err := os.Chown(p, layout.LauncherUID, layout.LauncherGID); err != nil {
+			f.t.Fatal(err)
+		}
+	}
 }
 
 // extractDisk writes the disk of a containerDisk image tarball to dest.
@@ -89,14 +107,8 @@ func extractDisk(imageTar, dest string) error {
 func (f *Framework) StatePV(vm string) string {
 	f.t.Helper()
 	claim := "persistent-state-for-" + vm
-	dir := filepath.Join(os.TempDir(), "vmctl-e2e-pv", f.Namespace+"-"+claim)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		f.t.Fatal(err)
-	}
-	f.t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	if err := os.Chown(dir, layout.LauncherUID, layout.LauncherGID); err != nil {
-		f.t.Fatal(err)
-	}
+	dir := f.pvDir(claim)
+	f.ownedByLauncher(dir)
 	f.hostPathPV(dir, claim, resource.MustParse("10Mi"))
 	return dir
 }

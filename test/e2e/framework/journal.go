@@ -11,9 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vmctl/vmctl/launcher/layout"
 )
@@ -38,11 +36,7 @@ const (
 func (f *Framework) JournalPVC(name string) string {
 	t := f.t
 	t.Helper()
-	dir := filepath.Join(os.TempDir(), "vmctl-e2e-pv", f.Namespace+"-"+name)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	dir := f.pvDir(name)
 	img := filepath.Join(dir, layout.PVCDiskFile)
 	if err := os.WriteFile(img, nil, 0o640); err != nil {
 		t.Fatal(err)
@@ -50,36 +44,7 @@ func (f *Framework) JournalPVC(name string) string {
 	if err := os.Truncate(img, journalSize); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{dir, img} {
-		// KubeVirt leaves ownership of such volumes to the user: QEMU runs as the launcher's.
-		if err := os.Chown(p, layout.LauncherUID, layout.LauncherGID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	size := resource.MustParse("8Mi")
-	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-" + name},
-		Spec: corev1.PersistentVolumeSpec{
-			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: size},
-			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}},
-			ClaimRef:                      &corev1.ObjectReference{Namespace: f.Namespace, Name: name},
-		},
-	}
-	if _, err := f.Kube.CoreV1().PersistentVolumes().Create(f.Context(), pv, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.Kube.CoreV1().PersistentVolumes().Delete(f.Context(), pv.Name, metav1.DeleteOptions{}) })
-	f.CreateObjects(&corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName: new(string),
-			VolumeName:       pv.Name,
-			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
-		},
-	})
+	f.boundClaim(dir, name, *resource.NewQuantity(journalSize, resource.BinarySI))
 	return img
 }
 
