@@ -36,8 +36,9 @@ func isSpecError(err error) bool {
 // buildEnvironment resolves where each of vmi's sources lives inside its launcher pod, as
 // domain.Convert needs them. It checks the files the launcher's init containers copied through
 // root, the handler's view of the pod's private directory; the files the handler writes itself
-// (cloud-init ISO, emptyDisk) are only named here.
-func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType string) (domain.Environment, error) {
+// (cloud-init ISO, emptyDisk) are only named here. block are the volumes the pod has as
+// block devices (podBlockDevices).
+func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType string, block map[string]bool) (domain.Environment, error) {
 	env := domain.Environment{
 		DomainType:       domainType,
 		Volumes:          map[string]domain.HostDisk{},
@@ -68,6 +69,8 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.ConfigISOFile)), Format: "raw"}
 		case vol.HostDisk != nil:
 			env.Volumes[vol.Name] = hostDiskImage(vol)
+		case block[vol.Name]:
+			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.BlockDevice(vol.Name), Format: "raw", Block: true}
 		case vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil:
 			// The pod mounts the claim's file system there; the handler cannot see into it.
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.PVCDiskFile)), Format: "raw"}

@@ -63,7 +63,7 @@ func TestBuildEnvironment(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer root.Close()
-			env, err := buildEnvironment(full(), root, domain.TypeQEMU)
+			env, err := buildEnvironment(full(), root, domain.TypeQEMU, nil)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || isSpecError(err) != tc.specErr {
 					t.Fatalf("err = %v, want %q (final: %v)", err, tc.wantErr, tc.specErr)
@@ -106,7 +106,7 @@ func TestEnvironmentRefusesPlantedSymlink(t *testing.T) {
 	}
 	root, _ := os.OpenRoot(dir)
 	defer root.Close()
-	if _, err := buildEnvironment(newInstance(), root, domain.TypeQEMU); err == nil {
+	if _, err := buildEnvironment(newInstance(), root, domain.TypeQEMU, nil); err == nil {
 		t.Fatal("a containerDisk behind a symlink out of the pod was accepted")
 	}
 }

@@ -56,7 +56,7 @@ func TestPrepareHostDisks(t *testing.T) {
 				{Name: "other", VolumeSource: v1.VolumeSource{EmptyDisk: &v1.EmptyDiskSource{Capacity: resource.MustParse("1Mi")}}},
 				{Name: "host", VolumeSource: v1.VolumeSource{HostDisk: &hd}},
 			}}}
-			err := prepareHostDisks(vmi, func() (*os.Root, error) { return os.OpenRoot(launcher) })
+			err := prepareNodeDisks(vmi, nil, func() (*os.Root, error) { return os.OpenRoot(launcher) })
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || isSpecError(err) != tc.specError) {
 				t.Fatalf("error %v; want %q (spec error %v)", err, tc.wantErr, tc.specError)
 			}
@@ -81,7 +81,7 @@ func TestPrepareHostDisks(t *testing.T) {
 func TestPrepareHostDisksWithoutAny(t *testing.T) {
 	vmi := &v1.VirtualMachineInstance{Spec: v1.VirtualMachineInstanceSpec{Volumes: []v1.Volume{
 		{Name: "scratch", VolumeSource: v1.VolumeSource{EmptyDisk: &v1.EmptyDiskSource{Capacity: resource.MustParse("1Mi")}}}}}}
-	if err := prepareHostDisks(vmi, func() (*os.Root, error) { t.Fatal("opened"); return nil, nil }); err != nil {
+	if err := prepareNodeDisks(vmi, nil, func() (*os.Root, error) { t.Fatal("opened"); return nil, nil }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -97,7 +97,7 @@ func TestPrepareHostDisksStaysInTheLaunchersFileSystem(t *testing.T) {
 	}
 	vmi := &v1.VirtualMachineInstance{Spec: v1.VirtualMachineInstanceSpec{Volumes: []v1.Volume{{Name: "host",
 		VolumeSource: v1.VolumeSource{HostDisk: &v1.HostDisk{Path: "/data/disk.img", Type: v1.HostDiskExistsOrCreate, Capacity: resource.MustParse("1Mi")}}}}}}
-	if err := prepareHostDisks(vmi, func() (*os.Root, error) { return os.OpenRoot(launcher) }); err == nil || !strings.Contains(err.Error(), "escapes") {
+	if err := prepareNodeDisks(vmi, nil, func() (*os.Root, error) { return os.OpenRoot(launcher) }); err == nil || !strings.Contains(err.Error(), "escapes") {
 		t.Fatalf("error %v; want the link refused", err)
 	}
 }

@@ -67,7 +67,7 @@ func (c *Controller) convert(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, ro
 	if err != nil {
 		return nil, err
 	}
-	env, err := buildEnvironment(vmi, root, domainType)
+	env, err := buildEnvironment(vmi, root, domainType, podBlockDevices(pod))
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (c *Controller) convert(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, ro
 	return dom, nil
 }
 
-// writeFiles prepares the instance's hostDisks on the node and writes its files into its pod
+// writeFiles prepares the disks the node provides and writes the instance's files into its pod
 // (writeFiles), with the addresses of its tagged devices for a config drive. dom is the
 // instance's converted domain; nil has it converted when the addresses are needed (a
 // migration's target converts nothing else).
@@ -95,7 +95,7 @@ func (c *Controller) writeFiles(vmi *v1.VirtualMachineInstance, pod *corev1.Pod,
 			return err
 		}
 	}
-	if err := prepareHostDisks(vmi, procRoot(lv.PeerPID())); err != nil {
+	if err := prepareNodeDisks(vmi, podBlockDevices(pod), procRoot(lv.PeerPID())); err != nil {
 		return err
 	}
 	return writeFiles(vmi, root, podSecrets(c.opts.KubeletRoot, pod), podConfigVolumes(c.opts.KubeletRoot, pod), devices)

@@ -10,9 +10,11 @@ import (
 
 // RenderTargetPod is the launcher pod a migration moves the instance into: the instance's own
 // launcher pod as the instance controller renders it (same images, volumes, paths: the domain
-// arrives with the source's XML), labelled with the migration, never on a node that runs a
-// launcher of the same instance, and on the nodes the migration's addedNodeSelector allows.
+// arrives with the source's XML; block-mode claims as the instance's volume status says),
+// labelled with the migration, never on a node that runs a launcher of the same instance, and
+// on the nodes the migration's addedNodeSelector allows.
 func RenderTargetPod(instance *v1.VirtualMachineInstance, m *v1.VirtualMachineInstanceMigration, cfg vmi.PodConfig) *corev1.Pod {
+	cfg.BlockVolumes = vmi.BlockVolumesInStatus(instance)
 	pod := vmi.RenderLauncherPod(instance, cfg)
 	pod.Labels[v1.MigrationJobLabel] = string(m.UID)
 	pod.Annotations[v1.MigrationJobNameAnnotation] = m.Name

@@ -24,6 +24,11 @@ import (
 func (c *Controller) createPod(ctx context.Context, key string, vmi *v1.VirtualMachineInstance) error {
 	cfg := c.config
 	cfg.AutoLimits = c.quotas.AutoLimits(vmi.Namespace)
+	block, err := BlockVolumes(vmi, c.pvcs)
+	if err != nil {
+		return err
+	}
+	cfg.BlockVolumes = block
 	want := RenderLauncherPod(vmi, cfg)
 	want.Name, want.GenerateName = launcherPodName(vmi), ""
 	c.expectations.ExpectCreations(key, 1)

@@ -154,11 +154,12 @@ func secretVolume(i int) string { return fmt.Sprintf("secret-%d", i+1) }
 // pvcVolume names a PVC's pod volume apart from the pod's own volumes.
 func pvcVolume(volume string) string { return "pvc-" + volume }
 
-// computeMounts put each PVC where its volume's disk files go, and each hostDisk's directory.
-func computeMounts(vmi *v1.VirtualMachineInstance) []corev1.VolumeMount {
+// computeMounts put each PVC with a file system where its volume's disk files go (a
+// block-mode one is a device: blockDevices), and each hostDisk's directory.
+func computeMounts(vmi *v1.VirtualMachineInstance, block map[string]bool) []corev1.VolumeMount {
 	mounts := []corev1.VolumeMount{privateMount}
 	for _, vol := range vmi.Spec.Volumes {
-		if pvc, ok := vol.Claim(); ok {
+		if pvc, ok := vol.Claim(); ok && !block[vol.Name] {
 			mounts = append(mounts, corev1.VolumeMount{Name: pvcVolume(vol.Name), MountPath: layout.InPod(layout.DiskRel(vol.Name)), ReadOnly: pvc.ReadOnly})
 		}
 	}

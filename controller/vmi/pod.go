@@ -63,6 +63,9 @@ type PodConfig struct {
 	// AutoLimits is what the instance's namespace asks of the compute container's limits;
 	// the controllers set it for each pod (Quotas.AutoLimits).
 	AutoLimits AutoLimits
+	// BlockVolumes are the instance's volumes whose claim is block-mode; the controllers set
+	// it for each pod (BlockVolumes, BlockVolumesInStatus).
+	BlockVolumes map[string]bool
 }
 
 // DefaultCPUAllocationRatio is KubeVirt's: a vCPU requests a tenth of a CPU.
@@ -124,7 +127,8 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 				ImagePullPolicy: corev1.PullIfNotPresent,
 				Args:            launcherArgs(vmi, grace),
 				Resources:       launcherResources(vmi, cfg),
-				VolumeMounts:    computeMounts(vmi),
+				VolumeMounts:    computeMounts(vmi, cfg.BlockVolumes),
+				VolumeDevices:   blockDevices(vmi, cfg.BlockVolumes),
 				SecurityContext: containerSecurityContext(),
 				ReadinessProbe:  guestProbe(vmi, vmi.Spec.ReadinessProbe),
 				LivenessProbe:   guestProbe(vmi, vmi.Spec.LivenessProbe),

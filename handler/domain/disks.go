@@ -144,8 +144,8 @@ func (c *converter) volumeIndex() map[string]volumeRef {
 	return out
 }
 
-// source fills the disk's file and format from the image the node resolved for the volume;
-// a file source is what makes libvirtxml write type="file".
+// source fills the disk's file or device and format from what the node resolved for the
+// volume; a file (block) source is what makes libvirtxml write type="file" ("block").
 // diskVolumeKinds are the volume sources the node turns into a disk image.
 var diskVolumeKinds = []string{"containerDisk", "cloudInitNoCloud", "cloudInitConfigDrive", "emptyDisk", "persistentVolumeClaim",
 	"ephemeral", "configMap", "secret", "serviceAccount", "downwardAPI", "sysprep", "hostDisk"}
@@ -174,11 +174,19 @@ func (c *converter) source(ref volumeRef, disk *libvirtxml.DomainDisk) bool {
 		disk.ReadOnly = &libvirtxml.DomainDiskReadOnly{}
 	}
 	if src.Ephemeral != nil {
+		if host.Block {
+			c.fail(field.Invalid(p.Child("ephemeral"), ref.vol.Name, "the claim is block-mode: an ephemeral volume's overlay is a file next to its image, which needs a claim with a file system (volumeMode: Filesystem)"))
+			return false
+		}
 		// libvirt puts a copy-on-write overlay over the claim's image for the domain's life
 		// and deletes it after: the guest's writes never reach the claim.
 		disk.Transient = &libvirtxml.DomainDiskTransient{}
 	}
 	disk.Driver = &libvirtxml.DomainDiskDriver{Name: "qemu", Type: format}
+	if host.Block {
+		disk.Source = &libvirtxml.DomainDiskSource{Block: &libvirtxml.DomainDiskSourceBlock{Dev: path}}
+		return true
+	}
 	disk.Source = &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: path}}
 	return true
 }

@@ -46,13 +46,15 @@ type Environment struct {
 	Interfaces map[string]Attachment
 }
 
-// HostDisk is a disk image file in the launcher pod.
+// HostDisk is a disk image file, or a block device, in the launcher pod.
 type HostDisk struct {
 	// Path is absolute.
 	Path string
 	// Format is "raw" (the default) or "qcow2". libvirt does not probe image formats, so a
 	// qcow2 file announced as raw would show the guest the qcow2 header.
 	Format string
+	// Block says Path is a block device (a block-mode claim), raw.
+	Block bool
 }
 
 // NetworkMode is how a guest NIC reaches the pod network.

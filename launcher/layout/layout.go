@@ -59,6 +59,10 @@ const (
 	// absolute link would lead off into the handler's own file system.
 	HostDisksDir = "/var/lib/vmctl/host-disks"
 
+	// BlockDevicesDir is where the compute container gets each block-mode claim as a device
+	// (BlockDevice): a directory of its own, so no volume name can clash with /dev's entries.
+	BlockDevicesDir = "/dev/vmi-disks"
+
 	// NetworkReadyRel appears once the launcher serves DHCP on the bridge virt-handler made:
 	// the handler starts the domain only then, so the guest's first DHCP request is answered.
 	NetworkReadyRel = "network-ready"
@@ -133,6 +137,9 @@ func DiskRel(volume string) string { return path.Join(disksRel, volume) }
 
 // HostDiskDir is where the compute container mounts a hostDisk volume's directory.
 func HostDiskDir(volume string) string { return path.Join(HostDisksDir, volume) }
+
+// BlockDevice is where the compute container gets a block-mode claim's device.
+func BlockDevice(volume string) string { return path.Join(BlockDevicesDir, volume) }
 
 // InPod is a path relative to the private directory as the pod's containers see it.
 func InPod(rel string) string { return path.Join(PrivateDir, rel) }

@@ -93,7 +93,7 @@ func unsupportedDevices(path *field.Path, devs *v1.Devices) field.ErrorList {
 	}
 	for i, disk := range devs.Disks {
 		if disk.LUN != nil {
-			forbid(path.Child("disks").Index(i).Child("lun"), "a LUN needs a block-mode volume; this platform attaches volumes as files: use disk")
+			forbid(path.Child("disks").Index(i).Child("lun"), "a LUN passes SCSI commands through to the device (QEMU's scsi-block), which needs a raw-I/O capability the unprivileged launcher does not have: use disk, which takes a block-mode claim too")
 		}
 	}
 	for i, iface := range devs.Interfaces {

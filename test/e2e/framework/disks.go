@@ -127,9 +127,15 @@ func (f *Framework) hostPathPV(dir, claim string, size resource.Quantity) *corev
 			ClaimRef:                      &corev1.ObjectReference{Namespace: f.Namespace, Name: claim},
 		},
 	}
+	f.CreatePV(pv)
+	return pv
+}
+
+// CreatePV creates the (cluster-scoped) volume and deletes it after the test.
+func (f *Framework) CreatePV(pv *corev1.PersistentVolume) {
+	f.t.Helper()
 	if _, err := f.Kube.CoreV1().PersistentVolumes().Create(f.Context(), pv, metav1.CreateOptions{}); err != nil {
 		f.t.Fatal(err)
 	}
 	f.t.Cleanup(func() { _ = f.Kube.CoreV1().PersistentVolumes().Delete(f.Context(), pv.Name, metav1.DeleteOptions{}) })
-	return pv
 }
