@@ -193,17 +193,23 @@ func requireFile(root *os.Root, rel string) error {
 
 // regularFile reports whether rel is a regular file; anything else there is an error.
 func regularFile(root *os.Root, rel string) (bool, error) {
+	fi, err := regularFileInfo(root, rel)
+	return fi != nil, err
+}
+
+// regularFileInfo is regularFile with the file's information: nil when it does not exist.
+func regularFileInfo(root *os.Root, rel string) (fs.FileInfo, error) {
 	fi, err := root.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return false, fmt.Errorf("%s in the launcher pod is not a regular file (%s)", rel, fi.Mode().Type())
+		return nil, fmt.Errorf("%s in the launcher pod is not a regular file (%s)", rel, fi.Mode().Type())
 	}
-	return true, nil
+	return fi, nil
 }
 
 // forwardedPorts are the ports the masquerade interface lists (KubeVirt forwards only those

@@ -28,21 +28,17 @@ func prepareHostDisk(root *os.Root, volume string, hd *v1.HostDisk) error {
 	}
 	defer dir.Close()
 	name := path.Base(hd.Path)
-	exists, err := regularFile(dir, name)
+	fi, err := regularFileInfo(dir, name)
 	switch {
 	case err != nil:
 		return invalidSpec("spec.volumes: hostDisk %q: %s on the node: %v", volume, hd.Path, err)
-	case !exists && hd.Type == v1.HostDiskExistsOrCreate:
+	case fi == nil && hd.Type == v1.HostDiskExistsOrCreate:
 		if err := ensureEmptyDisk(dir, name, hd.Capacity.Value()); err != nil {
 			return fmt.Errorf("hostDisk %q: creating %s on the node: %w", volume, hd.Path, err)
 		}
 		return nil
-	case !exists:
+	case fi == nil:
 		return invalidSpec("spec.volumes: hostDisk %q: %s does not exist on the node (type Disk; DiskOrCreate would create it)", volume, hd.Path)
-	}
-	fi, err := dir.Lstat(name)
-	if err != nil {
-		return err
 	}
 	if err := launcherOwns(dir, name, fi); err != nil {
 		return fmt.Errorf("hostDisk %q: giving %s to the launcher's user: %w", volume, hd.Path, err)

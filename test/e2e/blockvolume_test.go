@@ -72,29 +72,9 @@ func loopDevice(t *testing.T, file string) string {
 
 // blockClaim is a claim of that name bound to a block-mode local volume of dev on node.
 func blockClaim(f *framework.Framework, name, dev, node string) *corev1.PersistentVolumeClaim {
-	size := resource.MustParse("8Mi")
-	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-" + name},
-		Spec: corev1.PersistentVolumeSpec{
-			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: size},
-			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			VolumeMode:                    ptr.To(corev1.PersistentVolumeBlock),
-			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-			PersistentVolumeSource:        corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: dev}},
-			ClaimRef:                      &corev1.ObjectReference{Namespace: f.Namespace, Name: name},
-			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}},
-		},
-	}
-	f.CreatePV(pv)
-	return &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			VolumeMode:       ptr.To(corev1.PersistentVolumeBlock),
-			StorageClassName: new(string),
-			VolumeName:       pv.Name,
-			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
-		},
-	}
+	pv := f.NewPV(name, resource.MustParse("8Mi"), corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: dev}})
+	pv.Spec.VolumeMode = ptr.To(corev1.PersistentVolumeBlock)
+	pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+		MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}
+	return f.ClaimOf(pv)
 }

@@ -58,18 +58,26 @@ func (f *Framework) pvDir(claim string) string {
 func (f *Framework) boundClaim(dir, name string, size resource.Quantity) *corev1.PersistentVolumeClaim {
 	f.t.Helper()
 	f.ownedByLauncher(dir, filepath.Join(dir, layout.PVCDiskFile))
-	pv := f.hostPathPV(dir, name, size)
-	pvc := &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName: new(string),
-			VolumeName:       pv.Name,
-			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
-		},
-	}
+	pvc := f.ClaimOf(f.NewPV(name, size, corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}}))
 	f.CreateObjects(pvc)
 	return pvc
+}
+
+// ClaimOf creates pv and returns the claim it is pre-bound to (not yet created): same name,
+// size and volume mode, no storage class.
+func (f *Framework) ClaimOf(pv *corev1.PersistentVolume) *corev1.PersistentVolumeClaim {
+	f.t.Helper()
+	f.CreatePV(pv)
+	return &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: pv.Spec.ClaimRef.Name},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      pv.Spec.AccessModes,
+			VolumeMode:       pv.Spec.VolumeMode,
+			StorageClassName: new(string),
+			VolumeName:       pv.Name,
+			Resources:        corev1.VolumeResourceRequirements{Requests: pv.Spec.Capacity},
+		},
+	}
 }
 
 // ownedByLauncher gives the files to the launcher's user, as whom QEMU opens them.
@@ -109,26 +117,23 @@ func (f *Framework) StatePV(vm string) string {
 	claim := "persistent-state-for-" + vm
 	dir := f.pvDir(claim)
 	f.ownedByLauncher(dir)
-	f.hostPathPV(dir, claim, resource.MustParse("10Mi"))
+	f.CreatePV(f.NewPV(claim, resource.MustParse("10Mi"), corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}}))
 	return dir
 }
 
-// hostPathPV makes a ReadWriteOnce hostPath volume of dir, pre-bound to the claim of that name
-// in the test's namespace, and deletes it after the test.
-func (f *Framework) hostPathPV(dir, claim string, size resource.Quantity) *corev1.PersistentVolume {
-	f.t.Helper()
-	pv := &corev1.PersistentVolume{
+// NewPV is a ReadWriteOnce volume of source, pre-bound to the claim of that name in the
+// test's namespace.
+func (f *Framework) NewPV(claim string, size resource.Quantity, source corev1.PersistentVolumeSource) *corev1.PersistentVolume {
+	return &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-" + claim},
 		Spec: corev1.PersistentVolumeSpec{
 			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: size},
 			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}},
+			PersistentVolumeSource:        source,
 			ClaimRef:                      &corev1.ObjectReference{Namespace: f.Namespace, Name: claim},
 		},
 	}
-	f.CreatePV(pv)
-	return pv
 }
 
 // CreatePV creates the (cluster-scoped) volume and deletes it after the test.
