@@ -37,6 +37,8 @@ type Limits struct {
 	Instancetypes instancetype.Getter
 	// HostDisk admits hostDisk volumes: KubeVirt's HostDisk feature gate (hostdisk.go).
 	HostDisk bool
+	// Sidecar admits hook sidecars: KubeVirt's Sidecar feature gate (sidecars.go).
+	Sidecar bool
 }
 
 // DefaultLimits are virt-api's defaults (--max-empty-disk-capacity=100Gi).

@@ -154,14 +154,3 @@ func unsupportedVM(path *field.Path, vm *v1.VirtualMachine) field.ErrorList {
 	}
 	return nil
 }
-
-// hookSidecarsAnnotation asks KubeVirt (with its Sidecar feature gate) to run hook images
-// that rewrite the domain; this platform runs no hooks, so accepting it would drop it.
-const hookSidecarsAnnotation = "hooks.kubevirt.io/hookSidecars"
-
-func hookSidecars(path *field.Path, annotations map[string]string) field.ErrorList {
-	if _, ok := annotations[hookSidecarsAnnotation]; !ok {
-		return nil
-	}
-	return field.ErrorList{field.Forbidden(path.Key(hookSidecarsAnnotation), "hook sidecars (KubeVirt's Sidecar feature gate) are not supported by this platform")}
-}

@@ -54,7 +54,7 @@ func ValidateVM(vm *v1.VirtualMachine, raw []byte, limits Limits) (field.ErrorLi
 	errs = append(errs, instanceName(field.NewPath("metadata", "name"), vm.Name, 0)...)
 	errs = append(errs, unsupportedVM(spec, vm)...)
 	if vm.Spec.Template != nil {
-		errs = append(errs, hookSidecars(spec.Child("template", "metadata", "annotations"), vm.Spec.Template.ObjectMeta.Annotations)...)
+		errs = append(errs, hookSidecars(spec.Child("template", "metadata", "annotations"), vm.Spec.Template.ObjectMeta.Annotations, limits)...)
 	}
 	if vm.Spec.Template == nil {
 		return errs, warnings
@@ -74,7 +74,7 @@ func ValidateVM(vm *v1.VirtualMachine, raw []byte, limits Limits) (field.ErrorLi
 // ValidateVMI checks a new VirtualMachineInstance (updates: ValidateVMIUpdate).
 func ValidateVMI(vmi *v1.VirtualMachineInstance, raw []byte, limits Limits) field.ErrorList {
 	errs := instanceName(field.NewPath("metadata", "name"), vmi.Name, 0)
-	errs = append(errs, hookSidecars(field.NewPath("metadata", "annotations"), vmi.Annotations)...)
+	errs = append(errs, hookSidecars(field.NewPath("metadata", "annotations"), vmi.Annotations, limits)...)
 	return dedupe(append(errs, validateInstanceSpec(field.NewPath("spec"), &vmi.Spec, rawSpec(raw, "spec"), true, limits)...))
 }
 
@@ -84,7 +84,7 @@ func ValidateVMIRS(rs *v1.VirtualMachineInstanceReplicaSet, raw []byte, limits L
 	errs := apivalidation.ValidateReplicaSetSpec(spec, &rs.Spec)
 	errs = append(errs, instanceName(field.NewPath("metadata", "name"), rs.Name, replicaSuffixLen)...)
 	if rs.Spec.Template != nil {
-		errs = append(errs, hookSidecars(spec.Child("template", "metadata", "annotations"), rs.Spec.Template.ObjectMeta.Annotations)...)
+		errs = append(errs, hookSidecars(spec.Child("template", "metadata", "annotations"), rs.Spec.Template.ObjectMeta.Annotations, limits)...)
 		errs = append(errs, validateInstanceSpec(spec.Child("template", "spec"), &rs.Spec.Template.Spec, rawSpec(raw, "spec", "template", "spec"), true, limits)...)
 	}
 	return dedupe(errs)

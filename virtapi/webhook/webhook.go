@@ -72,7 +72,7 @@ func AddFlags(fs *pflag.FlagSet, limits *admission.Limits) {
 	fs.Var((*quantityFlag)(&limits.MaxEmptyDiskCapacity), "max-empty-disk-capacity",
 		"the largest spec.volumes[].emptyDisk.capacity admitted (a sparse file on the node's disk the guest may fill); 0 for no limit")
 	fs.Var((*featureGates)(limits), "feature-gates",
-		"KubeVirt feature gates to enable, comma-separated (KubeVirt's developerConfiguration.featureGates): "+admission.HostDiskGate+" admits hostDisk volumes")
+		"KubeVirt feature gates to enable, comma-separated (KubeVirt's developerConfiguration.featureGates): "+admission.HostDiskGate+" admits hostDisk volumes, "+admission.SidecarGate+" hook sidecars")
 }
 
 // featureGates sets the limits' feature gates from their KubeVirt names. A gate KubeVirt has
@@ -81,10 +81,14 @@ func AddFlags(fs *pflag.FlagSet, limits *admission.Limits) {
 type featureGates admission.Limits
 
 func (g *featureGates) String() string {
+	var on []string
 	if g.HostDisk {
-		return admission.HostDiskGate
+		on = append(on, admission.HostDiskGate)
 	}
-	return ""
+	if g.Sidecar {
+		on = append(on, admission.SidecarGate)
+	}
+	return strings.Join(on, ",")
 }
 func (g *featureGates) Type() string { return "strings" }
 func (g *featureGates) Set(s string) error {
@@ -93,6 +97,8 @@ func (g *featureGates) Set(s string) error {
 		case "":
 		case admission.HostDiskGate:
 			g.HostDisk = true
+		case admission.SidecarGate:
+			g.Sidecar = true
 		default:
 			klog.InfoS("ignoring a feature gate this platform does not have", "gate", name)
 		}

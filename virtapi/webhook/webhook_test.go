@@ -58,21 +58,23 @@ func TestMaxEmptyDiskCapacityFlag(t *testing.T) {
 
 func TestFeatureGatesFlag(t *testing.T) {
 	for _, tc := range []struct {
-		args     []string
-		hostDisk bool
+		args              []string
+		hostDisk, sidecar bool
 	}{
-		{nil, false},
-		{[]string{"--feature-gates=HostDisk"}, true},
-		{[]string{"--feature-gates=Snapshot, HostDisk"}, true},
-		{[]string{"--feature-gates=Snapshot", "--feature-gates=HostDisk"}, true},
-		{[]string{"--feature-gates=hostdisk"}, false}, // KubeVirt's names are case-sensitive
-		{[]string{"--feature-gates="}, false},
+		{args: nil},
+		{args: []string{"--feature-gates=HostDisk"}, hostDisk: true},
+		{args: []string{"--feature-gates=Snapshot, HostDisk"}, hostDisk: true},
+		{args: []string{"--feature-gates=Snapshot", "--feature-gates=HostDisk"}, hostDisk: true},
+		{args: []string{"--feature-gates=hostdisk"}}, // KubeVirt's names are case-sensitive
+		{args: []string{"--feature-gates="}},
+		{args: []string{"--feature-gates=Sidecar"}, sidecar: true},
+		{args: []string{"--feature-gates=HostDisk,Sidecar"}, hostDisk: true, sidecar: true},
 	} {
 		limits := admission.DefaultLimits()
 		fs := pflag.NewFlagSet("virt-api", pflag.ContinueOnError)
 		AddFlags(fs, &limits)
-		if err := fs.Parse(tc.args); err != nil || limits.HostDisk != tc.hostDisk {
-			t.Errorf("%v: HostDisk %v, error %v; want %v", tc.args, limits.HostDisk, err, tc.hostDisk)
+		if err := fs.Parse(tc.args); err != nil || limits.HostDisk != tc.hostDisk || limits.Sidecar != tc.sidecar {
+			t.Errorf("%v: HostDisk %v, Sidecar %v, error %v; want %v, %v", tc.args, limits.HostDisk, limits.Sidecar, err, tc.hostDisk, tc.sidecar)
 		}
 	}
 }

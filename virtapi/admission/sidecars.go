@@ -1,0 +1,74 @@
+package admission
+
+import (
+	"path"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/vmctl/vmctl/pkg/hooks"
+)
+
+// SidecarGate is KubeVirt's feature gate for hook sidecars (virt-api --feature-gates). Off by
+// default, as in KubeVirt: a sidecar rewrites the domain virt-handler defines.
+const SidecarGate = "Sidecar"
+
+// preCloudInitIsoHook is where KubeVirt's sidecar-shim finds a PreCloudInitIso hook, which
+// virt-handler does not call.
+const preCloudInitIsoHook = "preCloudInitIso"
+
+// hookSidecars checks the hooks.kubevirt.io/hookSidecars annotation: refused without the
+// gate; with it, each sidecar needs an image (or a ConfigMap script, which the platform's
+// sidecar-shim runs, as in KubeVirt), a pull policy the kubelet knows, and a
+// ConfigMap script that names its ConfigMap, key and absolute path. A sidecar's claims and
+// the PreCloudInitIso hook point are refused: virt-handler calls OnDefineDomain only.
+func hookSidecars(p *field.Path, annotations map[string]string, limits Limits) field.ErrorList {
+	if _, ok := annotations[hooks.SidecarsAnnotation]; !ok {
+		return nil
+	}
+	ap := p.Key(hooks.SidecarsAnnotation)
+	if !limits.Sidecar {
+		return field.ErrorList{field.Forbidden(ap, "hook sidecars need the Sidecar feature gate, which this cluster has not enabled (virt-api --feature-gates=Sidecar)")}
+	}
+	list, err := hooks.Sidecars(annotations)
+	if err != nil {
+		return field.ErrorList{field.Invalid(ap, field.OmitValueType{}, err.Error())}
+	}
+	var errs field.ErrorList
+	for i, sc := range list {
+		sp := ap.Index(i)
+		if sc.Image == "" && sc.ConfigMap == nil {
+			errs = append(errs, field.Required(sp.Child("image"), "the sidecar's image (without one, a configMap's script runs in the platform's sidecar-shim)"))
+		}
+		switch sc.ImagePullPolicy {
+		case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+		default:
+			errs = append(errs, field.NotSupported(sp.Child("imagePullPolicy"), sc.ImagePullPolicy, []corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever}))
+		}
+		if sc.PVC != nil {
+			errs = append(errs, field.Forbidden(sp.Child("pvc"), "claims in hook sidecars are not supported by this platform"))
+		}
+		if sc.ConfigMap != nil {
+			errs = append(errs, scriptConfigMap(sp.Child("configMap"), sc.ConfigMap)...)
+		}
+	}
+	return errs
+}
+
+func scriptConfigMap(p *field.Path, cm *hooks.ConfigMap) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Subdomain(cm.Name) {
+		errs = append(errs, field.Invalid(p.Child("name"), cm.Name, msg))
+	}
+	for _, msg := range validation.IsConfigMapKey(cm.Key) {
+		errs = append(errs, field.Invalid(p.Child("key"), cm.Key, msg))
+	}
+	switch {
+	case !path.IsAbs(cm.HookPath) || path.Clean(cm.HookPath) != cm.HookPath || cm.HookPath == "/":
+		errs = append(errs, field.Invalid(p.Child("hookPath"), cm.HookPath, "must be an absolute, clean path to a file (the sidecar-shim runs /usr/bin/onDefineDomain)"))
+	case path.Base(cm.HookPath) == preCloudInitIsoHook:
+		errs = append(errs, field.Forbidden(p.Child("hookPath"), "the PreCloudInitIso hook point is not supported by this platform (virt-handler calls OnDefineDomain)"))
+	}
+	return errs
+}

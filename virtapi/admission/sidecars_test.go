@@ -1,0 +1,41 @@
+package admission
+
+import (
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+)
+
+func TestHookSidecars(t *testing.T) {
+	gated := DefaultLimits()
+	gated.Sidecar = true
+	const ann = "metadata.annotations[hooks.kubevirt.io/hookSidecars]"
+	for _, tc := range []struct {
+		name, sidecars string
+		limits         Limits
+		field, why     string
+	}{
+		{name: "without the gate, as KubeVirt by default", sidecars: `[{"image": "hook"}]`, limits: DefaultLimits(), field: ann, why: "Sidecar feature gate"},
+		{name: "an image", sidecars: `[{"args": ["--version", "v1alpha2"], "image": "hook", "imagePullPolicy": "IfNotPresent"}]`, limits: gated},
+		{name: "a ConfigMap script", sidecars: `[{"image": "shim", "configMap": {"name": "my-config-map", "key": "my_script.sh", "hookPath": "/usr/bin/onDefineDomain"}}]`, limits: gated},
+		{name: "not JSON", sidecars: `[{"image": `, limits: gated, field: ann, why: "not a JSON list of hook sidecars"},
+		{name: "an unknown field", sidecars: `[{"image": "x", "hostPath": {"path": "/var"}}]`, limits: gated, field: ann, why: `unknown field "hostPath"`},
+		{name: "no image", sidecars: `[{"args": ["--version", "v1alpha2"]}]`, limits: gated, field: ann + "[0].image", why: "Required value"},
+		{name: "a bad pull policy", sidecars: `[{"image": "x", "imagePullPolicy": "Sometimes"}]`, limits: gated, field: ann + "[0].imagePullPolicy", why: "supported values"},
+		{name: "a claim", sidecars: `[{"image": "x", "pvc": {"name": "data", "volumePath": "/data"}}]`, limits: gated, field: ann + "[0].pvc", why: "not supported"},
+		{name: "a relative hook path", sidecars: `[{"image": "x", "configMap": {"name": "cm", "key": "k", "hookPath": "onDefineDomain"}}]`, limits: gated,
+			field: ann + "[0].configMap.hookPath", why: "absolute, clean path"},
+		{name: "PreCloudInitIso", sidecars: `[{"image": "x", "configMap": {"name": "cm", "key": "k", "hookPath": "/usr/bin/preCloudInitIso"}}]`, limits: gated,
+			field: ann + "[0].configMap.hookPath", why: "PreCloudInitIso hook point is not supported"},
+		{name: "a bad key", sidecars: `[{"image": "x", "configMap": {"name": "cm", "key": "a/b", "hookPath": "/usr/bin/onDefineDomain"}}]`, limits: gated,
+			field: ann + "[0].configMap.key", why: "valid config key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			withSidecars := func(m map[string]any) {
+				md := at(m, "metadata").(map[string]any)
+				md["annotations"] = map[string]any{"hooks.kubevirt.io/hookSidecars": tc.sidecars}
+			}
+			checkResponse(t, Validate(review(VirtualMachineInstances, admissionv1.Create, edit(t, vmiJSON, withSidecars)), tc.limits), tc.field, tc.why)
+		})
+	}
+}
