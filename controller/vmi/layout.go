@@ -124,6 +124,7 @@ func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 		}
 	}
 	volumes = append(volumes, hostDiskVolumes(vmi)...)
+	volumes = append(volumes, hookSidecarVolumes(vmi)...)
 	for _, vol := range vmi.Spec.Volumes {
 		if src, ok := configVolumeSource(vol); ok {
 			volumes = append(volumes, corev1.Volume{Name: layout.ConfigVolume(vol.Name), VolumeSource: src})
@@ -192,7 +193,7 @@ var (
 // initContainers prepare what the guest boots from its images: the virt-launcher binary first
 // (only when an image container runs it, see needsTools), then the kernelBoot files (copied),
 // then one sidecar per containerDisk serving the image in place (launcher/containerdisk), and
-// the guest-console-log sidecar. Sidecars (restartPolicy Always) start before compute and are
+// the guest-console-log sidecar, then the hook sidecars (hooksidecars.go). Sidecars (restartPolicy Always) start before compute and are
 // stopped after it, and do not hold the pod Running once compute exits. Each requests a little
 // CPU and memory, so a namespace whose ResourceQuota counts requests admits the pod.
 func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Container {
@@ -200,7 +201,7 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 	for i := range containers {
 		containers[i].Resources = *helperResources.DeepCopy()
 	}
-	return containers
+	return append(containers, hookSidecars(vmi, cfg.SidecarShimImage)...)
 }
 
 // helpers are the launcher pod's init containers and sidecars, in order.

@@ -49,6 +49,8 @@ const shutdownMargin = 15
 type PodConfig struct {
 	// LauncherImage runs libvirt and QEMU.
 	LauncherImage string
+	// SidecarShimImage runs a hook sidecar's ConfigMap script when the sidecar names no image.
+	SidecarShimImage string
 	// UseEmulation runs guests under QEMU's emulator (TCG): launcher pods request no
 	// /dev/kvm, so they fit nodes whose KVM is unusable (KubeVirt's useEmulation).
 	UseEmulation bool

@@ -1,0 +1,74 @@
+package vmi
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/pkg/hooks"
+)
+
+// hookSidecarResources fit a hook that rewrites a domain's XML once per start, in a shell
+// script or a small program.
+var hookSidecarResources = corev1.ResourceRequirements{
+	Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("32Mi")},
+	Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
+}
+
+var socketsMount = corev1.VolumeMount{Name: hooks.SocketsVolume, MountPath: hooks.SocketsDir}
+
+// hookSidecars are the instance's hook sidecars (hooks.kubevirt.io/hookSidecars, admitted by
+// virt-api's Sidecar gate), as native sidecars: running before compute, so virt-handler finds
+// their sockets when it defines the domain, and stopped after it. A sidecar with a ConfigMap
+// script and no image runs the platform's sidecar-shim, as in KubeVirt. An annotation that
+// does not parse gives none here; virt-handler fails the instance saying why.
+func hookSidecars(vmi *v1.VirtualMachineInstance, shimImage string) []corev1.Container {
+	list, err := hooks.Sidecars(vmi.Annotations)
+	if err != nil {
+		return nil
+	}
+	var out []corev1.Container
+	for i, sc := range list {
+		c := corev1.Container{
+			Name:            hooks.ContainerName(i),
+			Image:           sc.Image,
+			ImagePullPolicy: sc.ImagePullPolicy,
+			Command:         sc.Command,
+			Args:            sc.Args,
+			Resources:       *hookSidecarResources.DeepCopy(),
+			VolumeMounts:    []corev1.VolumeMount{socketsMount},
+			SecurityContext: containerSecurityContext(),
+		}
+		if c.Image == "" {
+			c.Image = shimImage
+		}
+		if c.ImagePullPolicy == "" {
+			c.ImagePullPolicy = corev1.PullIfNotPresent
+		}
+		if cm := sc.ConfigMap; cm != nil {
+			c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: hooks.ScriptVolume(i), MountPath: cm.HookPath, SubPath: cm.Key, ReadOnly: true})
+		}
+		out = append(out, sidecar(c))
+	}
+	return out
+}
+
+// hookSidecarVolumes are the sockets' emptyDir and each sidecar's script, executable.
+func hookSidecarVolumes(vmi *v1.VirtualMachineInstance) []corev1.Volume {
+	list, err := hooks.Sidecars(vmi.Annotations)
+	if err != nil || len(list) == 0 {
+		return nil
+	}
+	volumes := []corev1.Volume{{Name: hooks.SocketsVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Mi"))}}}}
+	for i, sc := range list {
+		if cm := sc.ConfigMap; cm != nil {
+			volumes = append(volumes, corev1.Volume{Name: hooks.ScriptVolume(i), VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name},
+				Items:                []corev1.KeyToPath{{Key: cm.Key, Path: cm.Key}},
+				DefaultMode:          ptr.To(int32(0o755)),
+			}}})
+		}
+	}
+	return volumes
+}
