@@ -45,6 +45,13 @@ func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 	if err != nil {
 		return DomainStatus{}, specError{err}
 	}
+	domXML, hooked, err := c.onDefineDomain(vmi, pod, domXML)
+	if err != nil {
+		return DomainStatus{}, err
+	}
+	if hooked != nil {
+		dom = hooked
+	}
 	if err := c.writeFiles(vmi, pod, root, dom, lv); err != nil {
 		return DomainStatus{}, err
 	}

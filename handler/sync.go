@@ -114,8 +114,8 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 	case err == nil && vmi.Status.Phase == v1.Scheduled && neverRan(st):
 		st, err = c.startDomain(vmi, lv, "")
 	}
-	if errors.Is(err, errNetworkNotReady) {
-		klog.V(2).InfoS("waiting for the launcher to serve the guest's network", "vmi", klog.KObj(vmi))
+	if errors.Is(err, errNetworkNotReady) || errors.Is(err, errHooksNotReady) {
+		klog.V(2).InfoS("waiting for the launcher", "vmi", klog.KObj(vmi), "reason", err)
 		key := cache.MetaObjectToName(cached).String()
 		c.queue.AddAfter(key, c.waits.When(key))
 		return nil

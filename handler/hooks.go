@@ -1,0 +1,188 @@
+package handler
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"libvirt.org/go/libvirtxml"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/pkg/hooks"
+)
+
+// The hook sidecars (hooks.kubevirt.io/hookSidecars) rewrite the domain before it is defined,
+// as KubeVirt's OnDefineDomain hook point. They run user code in the launcher pod, so their
+// work is bounded: all calls of one start share hooksTimeout, each at most hookCallTimeout,
+// whatever the number of sidecars or of sockets they make (at most maxHookSockets are
+// looked at); a sidecar that never makes its socket fails its instance after
+// hookSocketTimeout (counted from the pod's start: a crash-looping sidecar too). A sidecar can hold one sync of its own instance, never the handler.
+const (
+	hooksTimeout      = 30 * time.Second
+	hookCallTimeout   = 10 * time.Second
+	hookSocketTimeout = time.Minute
+	maxHookSockets    = 64
+)
+
+// errHooksNotReady means a hook sidecar has not made its socket yet: the domain waits.
+var errHooksNotReady = errors.New("the hook sidecars are not serving yet")
+
+// hookSidecar is one sidecar that answered, with what it said of itself.
+type hookSidecar struct {
+	info   *hooks.Info
+	client *hooks.Client
+}
+
+// onDefineDomain passes the domain through each hook sidecar subscribed to OnDefineDomain,
+// highest priority first (then by name, as KubeVirt), and returns the domain to define; the
+// parsed domain is nil when no sidecar rewrote it.
+func (c *Controller) onDefineDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, domXML []byte) ([]byte, *libvirtxml.Domain, error) {
+	want, err := hooks.Sidecars(vmi.Annotations)
+	if err != nil {
+		return nil, nil, invalidSpec("metadata.annotations[%s]: %v", hooks.SidecarsAnnotation, err)
+	}
+	if len(want) == 0 {
+		return domXML, nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hooksTimeout)
+	defer cancel()
+	dir := podVolumeDir(c.opts.KubeletRoot, pod.UID, "kubernetes.io~empty-dir", hooks.SocketsVolume)
+	sidecars, err := collectSidecars(ctx, dir)
+	defer func() {
+		for _, s := range sidecars {
+			_ = s.client.Close()
+		}
+	}()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(sidecars) < len(want) {
+		if started, ok := computeStarted(pod); ok && c.clock.Since(started) > hookSocketTimeout {
+			return nil, nil, invalidSpec("hook sidecars: %d of %d serve the hook protocol in %s %s after the pod started (%s)",
+				len(sidecars), len(want), hooks.SocketsDir, hookSocketTimeout, hookStates(pod, len(want)))
+		}
+		return nil, nil, errHooksNotReady
+	}
+	vmiJSON, err := instanceJSON(vmi)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := DomainName(vmi)
+	var dom *libvirtxml.Domain
+	for _, s := range subscribed(sidecars, hooks.OnDefineDomain) {
+		call, cancel := context.WithTimeout(ctx, hookCallTimeout)
+		out, err := s.client.OnDefineDomain(call, s.info.Version(), &hooks.DomainParams{DomainXML: domXML, VMI: vmiJSON})
+		cancel()
+		if err != nil {
+			return nil, nil, fmt.Errorf("hook sidecar %q (OnDefineDomain): %w", s.info.Name, err)
+		}
+		var d libvirtxml.Domain
+		if err := d.Unmarshal(string(out)); err != nil {
+			return nil, nil, invalidSpec("hook sidecar %q returned a domain that does not parse: %v", s.info.Name, err)
+		}
+		if d.Name != name {
+			return nil, nil, invalidSpec("hook sidecar %q renamed the domain %q to %q", s.info.Name, name, d.Name)
+		}
+		domXML, dom = out, &d
+	}
+	return domXML, dom, nil
+}
+
+// collectSidecars asks each socket in dir what it is. A socket nobody listens on (a restarted
+// sidecar's old one) is skipped; one whose sidecar speaks no version this side knows fails.
+func collectSidecars(ctx context.Context, dir string) ([]hookSidecar, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, errHooksNotReady // the kubelet has not set the volume up
+	}
+	var out []hookSidecar
+	for i, e := range entries {
+		if e.Type()&os.ModeSocket == 0 {
+			continue
+		}
+		if i >= maxHookSockets || ctx.Err() != nil {
+			return out, fmt.Errorf("hook sidecars: %d answered within %s in %s, which holds %d files", len(out), hooksTimeout, hooks.SocketsDir, len(entries))
+		}
+		socket := e.Name()
+		client, err := hooks.NewClient(func(context.Context) (net.Conn, error) { return dialLauncherSocket(dir, socket) })
+		if err != nil {
+			return out, err
+		}
+		call, cancel := context.WithTimeout(ctx, hookCallTimeout)
+		info, err := client.Info(call)
+		cancel()
+		if err != nil {
+			_ = client.Close()
+			continue
+		}
+		if info.Version() == "" {
+			_ = client.Close()
+			return out, invalidSpec("hook sidecar %q speaks hook versions %v; this platform speaks %s", info.Name, info.Versions, strings.Join(hooks.Versions, ", "))
+		}
+		out = append(out, hookSidecar{info: info, client: client})
+	}
+	return out, nil
+}
+
+// subscribed are the sidecars that want point, in KubeVirt's order: priority, then name.
+func subscribed(sidecars []hookSidecar, point string) []hookSidecar {
+	var out []hookSidecar
+	for _, s := range sidecars {
+		if _, ok := s.info.Subscribes(point); ok {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b hookSidecar) int {
+		pa, _ := a.info.Subscribes(point)
+		pb, _ := b.info.Subscribes(point)
+		return cmp.Or(cmp.Compare(pb, pa), strings.Compare(a.info.Name, b.info.Name))
+	})
+	return out
+}
+
+// computeStarted is when the pod's main container started: its native sidecars, the hook
+// sidecars among them, had started before.
+func computeStarted(pod *corev1.Pod) (time.Time, bool) {
+	for _, st := range pod.Status.ContainerStatuses {
+		if st.State.Running != nil {
+			return st.State.Running.StartedAt.Time, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// hookStates says which of the pod's n hook sidecar containers do not run, and why.
+func hookStates(pod *corev1.Pod, n int) string {
+	var out []string
+	for i := range n {
+		name := hooks.ContainerName(i)
+		idx := slices.IndexFunc(pod.Status.InitContainerStatuses, func(s corev1.ContainerStatus) bool { return s.Name == name })
+		switch {
+		case idx < 0:
+			out = append(out, name+": no status")
+		case pod.Status.InitContainerStatuses[idx].State.Waiting != nil:
+			out = append(out, name+": "+pod.Status.InitContainerStatuses[idx].State.Waiting.Reason)
+		case pod.Status.InitContainerStatuses[idx].State.Terminated != nil:
+			out = append(out, name+": "+pod.Status.InitContainerStatuses[idx].State.Terminated.Reason)
+		}
+	}
+	if len(out) == 0 {
+		return "all running"
+	}
+	return strings.Join(out, ", ")
+}
+
+// instanceJSON is the instance as the hooks get it: a whole object, with its kind.
+func instanceJSON(vmi *v1.VirtualMachineInstance) ([]byte, error) {
+	obj := vmi.DeepCopy()
+	obj.APIVersion, obj.Kind = v1.SchemeGroupVersion.String(), "VirtualMachineInstance"
+	return json.Marshal(obj)
+}
