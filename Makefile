@@ -1,6 +1,6 @@
 # One vocabulary for building, generating and testing vmctl. Everything lands in _out/.
 SHELL := /bin/bash
-BINARIES := virt-controller virt-handler virt-launcher virt-api vmctl virtctl
+BINARIES := virt-controller virt-handler virt-launcher virt-api vmctl virtctl sidecar-shim
 TOOLS_BIN := $(CURDIR)/_out/tools/bin
 export VMCTL_TOOLS_BIN := $(TOOLS_BIN)
 # Long test runs print each test's name and result as it ends (gotestsum, from the Go module

@@ -22,6 +22,8 @@ type File struct {
 	Path string
 	Mode int64
 	Data []byte
+	// Link, when set, makes the file a symbolic link to it (Data unused).
+	Link string
 }
 
 // fileFromDisk reads a local file into a File placed at imagePath.
@@ -48,6 +50,9 @@ func layerFromFiles(files []File) (v1.Layer, error) {
 			}
 		}
 		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: f.Path[1:], Mode: f.Mode, Size: int64(len(f.Data)), ModTime: epoch}
+		if f.Link != "" {
+			hdr = &tar.Header{Typeflag: tar.TypeSymlink, Name: f.Path[1:], Linkname: f.Link, Mode: 0o777, ModTime: epoch}
+		}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return nil, err
 		}

@@ -64,12 +64,13 @@ func TestKubeVirtExamplesRun(t *testing.T) {
 	f := framework.New(t)
 	dir := examplesDir(t)
 	instances := map[string]string{ // example -> the VMI it runs
-		"vmi-fedora.yaml":      "vmi-fedora",      // rng, masquerade, virtio disks
-		"vmi-sata.yaml":        "vmi-sata",        // a volume without a disk: a sata disk is added
-		"vmi-kernel-boot.yaml": "vmi-kernel-boot", // kernel and initrd from an image
-		"vmi-masquerade.yaml":  "vmi-masquerade",  // ports, IPv6 network data
-		"vmi-nocloud.yaml":     "vmi-nocloud",     // emptyDisk
-		"vm-cirros-sata.yaml":  "vm-cirros-sata",  // a Halted VM, started with virtctl
+		"vmi-fedora.yaml":            "vmi-fedora",            // rng, masquerade, virtio disks
+		"vmi-sata.yaml":              "vmi-sata",              // a volume without a disk: a sata disk is added
+		"vmi-kernel-boot.yaml":       "vmi-kernel-boot",       // kernel and initrd from an image
+		"vmi-masquerade.yaml":        "vmi-masquerade",        // ports, IPv6 network data
+		"vmi-nocloud.yaml":           "vmi-nocloud",           // emptyDisk
+		"vm-cirros-sata.yaml":        "vm-cirros-sata",        // a Halted VM, started with virtctl
+		"vmi-with-sidecar-hook.yaml": "vmi-with-sidecar-hook", // KubeVirt's example hook sidecar
 	}
 	for file := range instances {
 		f.Kubectl("apply", "--validate=strict", "-f", filepath.Join(dir, file))

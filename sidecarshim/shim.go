@@ -1,0 +1,91 @@
+// Package sidecarshim is KubeVirt's sidecar-shim: a hook sidecar that serves the hook
+// protocol (pkg/hooks) and runs an executable of its image, or a script a ConfigMap put
+// there, for each hook point it finds:
+//
+//	/usr/bin/onDefineDomain --vmi <instance JSON> --domain <domain XML>  -> the domain XML, on stdout
+package sidecarshim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"k8s.io/klog/v2"
+
+	"github.com/vmctl/vmctl/pkg/hooks"
+)
+
+// Options are the shim's flags.
+type Options struct {
+	// Version is the Callbacks version served (KubeVirt's --version).
+	Version string
+	// SocketsDir is where the socket goes (hooks.SocketsDir).
+	SocketsDir string
+	// HookDir holds the hook executables.
+	HookDir string
+}
+
+// onDefineDomainHook is the executable run for OnDefineDomain (KubeVirt's name).
+const onDefineDomainHook = "onDefineDomain"
+
+// maxStderr bounds what a failing hook's stderr adds to its error.
+const maxStderr = 4096
+
+// Run serves until ctx ends, then removes the socket.
+func Run(ctx context.Context, o Options) error {
+	if !slices.Contains(hooks.Versions, o.Version) {
+		return fmt.Errorf("--version %q: want one of %s", o.Version, strings.Join(hooks.Versions, ", "))
+	}
+	info := hooks.Info{Name: "shim", Versions: []string{o.Version}}
+	hook := filepath.Join(o.HookDir, onDefineDomainHook)
+	if fi, err := os.Stat(hook); err == nil && fi.Mode().IsRegular() {
+		info.HookPoints = append(info.HookPoints, hooks.HookPoint{Name: hooks.OnDefineDomain})
+	} else {
+		klog.InfoS("no hook to run: serving no hook point", "missing", hook)
+	}
+	// One socket per process: the pod shares its PID namespace, so the name is unique there,
+	// and a restarted shim does not take over its predecessor's socket.
+	sock := filepath.Join(o.SocketsDir, fmt.Sprintf("shim-%d.sock", os.Getpid()))
+	lis, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(sock)
+	srv := hooks.NewServer(info, func(ctx context.Context, p *hooks.DomainParams) ([]byte, error) {
+		return runHook(ctx, hook, "--vmi", string(p.VMI), "--domain", string(p.DomainXML))
+	})
+	go func() {
+		<-ctx.Done()
+		srv.Stop()
+	}()
+	klog.InfoS("serving hooks", "socket", sock, "version", o.Version, "hookPoints", info.HookPoints)
+	if err := srv.Serve(lis); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// runHook runs the hook and returns its standard output; a failure carries its stderr.
+func runHook(ctx context.Context, hook string, args ...string) ([]byte, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, hook, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > maxStderr {
+			msg = msg[len(msg)-maxStderr:]
+		}
+		return nil, fmt.Errorf("%s: %w: %s", hook, err, msg)
+	}
+	if stdout.Len() == 0 {
+		return nil, errors.New(hook + " wrote no domain on its standard output")
+	}
+	return stdout.Bytes(), nil
+}

@@ -1,0 +1,60 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/test/e2e/framework"
+)
+
+// chassisScript is a hook a user keeps in a ConfigMap, as in KubeVirt's user guide: the
+// sidecar-shim runs it with the instance and the domain, and defines what it prints.
+const chassisScript = `#!/bin/sh
+# onDefineDomain --vmi <instance JSON> --domain <domain XML>: a chassis in the SMBIOS tables,
+# beside what an earlier hook put there.
+chassis="<chassis><entry name='manufacturer'>Scripted Chassis</entry></chassis>"
+case "$4" in
+*'<sysinfo type="smbios">'*)
+  echo "$4" | sed "s|<sysinfo type=\"smbios\">|&$chassis|" ;;
+*)
+  echo "$4" | sed -e "s|</os>|<smbios mode='sysinfo'/></os>|" -e "s|</domain>|<sysinfo type='smbios'>$chassis</sysinfo></domain>|" ;;
+esac
+`
+
+// TestHookSidecarsRewriteTheDomain: two hook sidecars (KubeVirt's Sidecar feature gate)
+// rewrite the domain before virt-handler defines it, one after the other: KubeVirt's example
+// hook image sets the base board's manufacturer from an annotation, and a ConfigMap's shell
+// script, run by the platform's sidecar-shim (no image named), adds a chassis. The guest reads
+// both from its SMBIOS tables.
+func TestHookSidecarsRewriteTheDomain(t *testing.T) {
+	f := framework.New(t)
+	f.CreateObjects(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hook-script"}, Data: map[string]string{"chassis.sh": chassisScript}})
+	f.CreateVMI(&v1.VirtualMachineInstance{
+		ObjectMeta: metav1.ObjectMeta{Name: "hooked", Annotations: map[string]string{
+			"hooks.kubevirt.io/hookSidecars": `[{"args": ["--version", "v1alpha2"], "image": "vmctl/example-hook-sidecar:devel"},
+				{"args": ["--version", "v1alpha3"], "configMap": {"name": "hook-script", "key": "chassis.sh", "hookPath": "/usr/bin/onDefineDomain"}}]`,
+			"smbios.vm.kubevirt.io/baseBoardManufacturer": "Radical Edward",
+		}},
+		Spec: framework.TestGuestSpec("hooked"),
+	})
+	vmi := f.WaitVMIPhase("hooked", v1.Running, bootTimeout)
+
+	dmi := guestCGI(t, f, vmi, "dmi")
+	for _, want := range []string{"board_vendor=Radical Edward", "chassis_vendor=Scripted Chassis"} {
+		if lineWith(dmi, want) == "" {
+			t.Errorf("the guest's SMBIOS has no %q:\n%s", want, dmi)
+		}
+	}
+	images := map[string]string{}
+	for _, c := range f.LauncherPod(vmi).Spec.InitContainers {
+		images[c.Name] = c.Image
+	}
+	if images["hook-sidecar-0"] != "vmctl/example-hook-sidecar:devel" || images["hook-sidecar-1"] != "vmctl/sidecar-shim:devel" {
+		t.Errorf("hook sidecar containers %v, want hook-sidecar-0 the example image, hook-sidecar-1 the sidecar-shim", images)
+	}
+}
