@@ -28,11 +28,11 @@ type Options struct {
 	Version string
 	// SocketsDir is where the socket goes (hooks.SocketsDir).
 	SocketsDir string
-	// HookDir holds the hook executables.
-	HookDir string
 }
 
-// onDefineDomainHook is the executable run for OnDefineDomain (KubeVirt's name).
+// onDefineDomainHook is the executable run for OnDefineDomain, found in $PATH as KubeVirt's
+// shim finds it: an image's own binary, or a ConfigMap script mounted at its hookPath
+// (/usr/bin/onDefineDomain in KubeVirt's examples).
 const onDefineDomainHook = "onDefineDomain"
 
 // maxStderr bounds what a failing hook's stderr adds to its error.
@@ -44,11 +44,11 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("--version %q: want one of %s", o.Version, strings.Join(hooks.Versions, ", "))
 	}
 	info := hooks.Info{Name: "shim", Versions: []string{o.Version}}
-	hook := filepath.Join(o.HookDir, onDefineDomainHook)
-	if fi, err := os.Stat(hook); err == nil && fi.Mode().IsRegular() {
+	hook, err := exec.LookPath(onDefineDomainHook)
+	if err == nil {
 		info.HookPoints = append(info.HookPoints, hooks.HookPoint{Name: hooks.OnDefineDomain})
 	} else {
-		klog.InfoS("no hook to run: serving no hook point", "missing", hook)
+		klog.InfoS("no hook to run: serving no hook point", "reason", err)
 	}
 	// One socket per process: the pod shares its PID namespace, so the name is unique there,
 	// and a restarted shim does not take over its predecessor's socket.

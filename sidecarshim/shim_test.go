@@ -2,10 +2,14 @@ package sidecarshim
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/vmctl/vmctl/pkg/hooks"
 )
 
 func TestRunHook(t *testing.T) {
@@ -33,4 +37,66 @@ func TestRunHook(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunServesTheHookInPath: the shim finds onDefineDomain in $PATH, as KubeVirt's does,
+// subscribes to OnDefineDomain only then, and runs it for each call.
+func TestRunServesTheHookInPath(t *testing.T) {
+	for _, withHook := range []bool{true, false} {
+		t.Run(map[bool]string{true: "a hook", false: "no hook"}[withHook], func(t *testing.T) {
+			bin, sockets := t.TempDir(), t.TempDir()
+			if withHook {
+				script := "#!/bin/sh\necho \"$4\" | sed s/a/b/\n"
+				if err := os.WriteFile(filepath.Join(bin, "onDefineDomain"), []byte(script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Setenv("PATH", bin+":/usr/bin:/bin")
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- Run(ctx, Options{Version: "v1alpha3", SocketsDir: sockets}) }()
+			defer func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Error(err)
+				}
+			}()
+			info, client := dialShim(t, sockets)
+			if _, ok := info.Subscribes(hooks.OnDefineDomain); ok != withHook {
+				t.Fatalf("subscribes to OnDefineDomain: %v, want %v (%+v)", ok, withHook, info)
+			}
+			if !withHook {
+				return
+			}
+			out, err := client.OnDefineDomain(ctx, info.Version(), &hooks.DomainParams{DomainXML: []byte("<a/>"), VMI: []byte("{}")})
+			if err != nil || string(out) != "<b/>\n" {
+				t.Errorf("OnDefineDomain: %q, %v; want %q", out, err, "<b/>\n")
+			}
+		})
+	}
+}
+
+// dialShim waits (bounded) for the shim's socket and asks it for its Info.
+func dialShim(t *testing.T, dir string) (*hooks.Info, *hooks.Client) {
+	t.Helper()
+	for range 100 {
+		socks, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
+		if len(socks) == 1 {
+			client, err := hooks.NewClient(func(ctx context.Context) (net.Conn, error) {
+				return (&net.Dialer{}).DialContext(ctx, "unix", socks[0])
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { client.Close() })
+			info, err := client.Info(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return info, client
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the shim made no socket in 2 s")
+	return nil, nil
 }

@@ -16,7 +16,6 @@ func main() {
 	o := sidecarshim.Options{}
 	pflag.StringVar(&o.Version, "version", "v1alpha2", "the hook Callbacks version to serve: v1alpha1, v1alpha2 or v1alpha3")
 	pflag.StringVar(&o.SocketsDir, "sockets-dir", hooks.SocketsDir, "where virt-handler looks for the sidecars' sockets")
-	pflag.StringVar(&o.HookDir, "hook-dir", "/usr/bin", "where the hook executables are (onDefineDomain)")
 	component.ParseFlags()
 	component.Exit(sidecarshim.Run(component.SignalContext(), o))
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // Hook sidecar images (KubeVirt's hooks.kubevirt.io/hookSidecars):
-//   - sidecar-shim: the shim (cmd/sidecar-shim) and busybox, so a ConfigMap's shell script
-//     mounted at /usr/bin/onDefineDomain runs (KubeVirt's sidecar-shim image).
+//   - sidecar-shim: the shim (cmd/sidecar-shim), busybox and a /tmp, so a ConfigMap's shell
+//     script mounted at /usr/bin/onDefineDomain runs, mktemp and all, as in KubeVirt's guide.
 //   - example-hook-sidecar: the shim with test/images/smbios-hook as its onDefineDomain
 //     (KubeVirt's example-hook-sidecar: the base board manufacturer from an annotation).
 func init() {
@@ -32,7 +32,9 @@ func (b *Builder) sidecarShimImage() (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	return hookImage(append(box, shim))
+	// The sidecar runs as a user who could not create /tmp; sticky and open to all, as usual.
+	tmp := File{Path: "/tmp", Mode: 0o1777, Dir: true}
+	return hookImage(append(box, shim, tmp))
 }
 
 func (b *Builder) exampleHookImage() (v1.Image, error) {

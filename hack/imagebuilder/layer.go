@@ -24,6 +24,8 @@ type File struct {
 	Data []byte
 	// Link, when set, makes the file a symbolic link to it (Data unused).
 	Link string
+	// Dir makes the file an empty directory of Mode (Data unused).
+	Dir bool
 }
 
 // fileFromDisk reads a local file into a File placed at imagePath.
@@ -50,8 +52,11 @@ func layerFromFiles(files []File) (v1.Layer, error) {
 			}
 		}
 		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: f.Path[1:], Mode: f.Mode, Size: int64(len(f.Data)), ModTime: epoch}
-		if f.Link != "" {
+		switch {
+		case f.Link != "":
 			hdr = &tar.Header{Typeflag: tar.TypeSymlink, Name: f.Path[1:], Linkname: f.Link, Mode: 0o777, ModTime: epoch}
+		case f.Dir:
+			hdr = &tar.Header{Typeflag: tar.TypeDir, Name: f.Path[1:] + "/", Mode: f.Mode, ModTime: epoch}
 		}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return nil, err

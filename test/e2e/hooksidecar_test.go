@@ -15,15 +15,18 @@ import (
 // chassisScript is a hook a user keeps in a ConfigMap, as in KubeVirt's user guide: the
 // sidecar-shim runs it with the instance and the domain, and defines what it prints.
 const chassisScript = `#!/bin/sh
-# onDefineDomain --vmi <instance JSON> --domain <domain XML>: a chassis in the SMBIOS tables,
-# beside what an earlier hook put there.
+# onDefineDomain --vmi <instance JSON> --domain <domain XML>, edited as KubeVirt's guide does
+# (a temporary file, sed -i, cat): a chassis in the SMBIOS tables, beside what an earlier
+# hook put there.
+domain=$(mktemp --dry-run)
+echo "$4" > "$domain"
 chassis="<chassis><entry name='manufacturer'>Scripted Chassis</entry></chassis>"
-case "$4" in
-*'<sysinfo type="smbios">'*)
-  echo "$4" | sed "s|<sysinfo type=\"smbios\">|&$chassis|" ;;
-*)
-  echo "$4" | sed -e "s|</os>|<smbios mode='sysinfo'/></os>|" -e "s|</domain>|<sysinfo type='smbios'>$chassis</sysinfo></domain>|" ;;
-esac
+if grep -q '<sysinfo type="smbios">' "$domain"; then
+  sed -i "s|<sysinfo type=\"smbios\">|&$chassis|" "$domain"
+else
+  sed -i -e "s|</os>|<smbios mode='sysinfo'/></os>|" -e "s|</domain>|<sysinfo type='smbios'>$chassis</sysinfo></domain>|" "$domain"
+fi
+cat "$domain"
 `
 
 // TestHookSidecarsRewriteTheDomain: two hook sidecars (KubeVirt's Sidecar feature gate)
