@@ -24,7 +24,9 @@ import (
 // work is bounded: all calls of one start share hooksTimeout, each at most hookCallTimeout,
 // whatever the number of sidecars or of sockets they make (at most maxHookSockets are
 // looked at); a sidecar that never makes its socket fails its instance after
-// hookSocketTimeout (counted from the pod's start: a crash-looping sidecar too). A sidecar can hold one sync of its own instance, never the handler.
+// hookSocketTimeout, counted from the compute container's start (which follows the native
+// sidecars' start), so a crash-looping sidecar fails it too. A sidecar can hold one sync of
+// its own instance, never the handler.
 const (
 	hooksTimeout      = 30 * time.Second
 	hookCallTimeout   = 10 * time.Second

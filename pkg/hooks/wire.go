@@ -50,12 +50,8 @@ type Info struct {
 	Versions   []string
 }
 
-// Hook point names.
-const (
-	OnDefineDomain  = "OnDefineDomain"
-	PreCloudInitIso = "PreCloudInitIso"
-	Shutdown        = "Shutdown"
-)
+// OnDefineDomain is the hook point virt-handler calls (KubeVirt's name).
+const OnDefineDomain = "OnDefineDomain"
 
 func (i *Info) marshal() []byte {
 	var b []byte
