@@ -20,6 +20,8 @@ declare -A pkg=(
   [etcd]=go.etcd.io/etcd/server/v3
   [kubectl]=k8s.io/kubernetes/cmd/kubectl
   [controller-gen]=sigs.k8s.io/controller-tools/cmd/controller-gen
+  [protoc-gen-go]=google.golang.org/protobuf/cmd/protoc-gen-go
+  [protoc-gen-go-grpc]=google.golang.org/grpc/cmd/protoc-gen-go-grpc
 )
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(etcd kube-apiserver kubectl controller-gen kube-controller-manager kube-scheduler kubelet kube-proxy)

@@ -81,7 +81,7 @@ func (c *Controller) onDefineDomain(vmi *v1.VirtualMachineInstance, pod *corev1.
 	var dom *libvirtxml.Domain
 	for _, s := range subscribed(sidecars, hooks.OnDefineDomain) {
 		call, cancel := context.WithTimeout(ctx, hookCallTimeout)
-		out, err := s.client.OnDefineDomain(call, s.info.Version(), &hooks.DomainParams{DomainXML: domXML, VMI: vmiJSON})
+		out, err := s.client.OnDefineDomain(call, hooks.Version(s.info), domXML, vmiJSON)
 		cancel()
 		if err != nil {
 			return nil, nil, fmt.Errorf("hook sidecar %q (OnDefineDomain): %w", s.info.Name, err)
@@ -125,7 +125,7 @@ func collectSidecars(ctx context.Context, dir string) ([]hookSidecar, error) {
 			_ = client.Close()
 			continue
 		}
-		if info.Version() == "" {
+		if hooks.Version(info) == "" {
 			_ = client.Close()
 			return out, invalidSpec("hook sidecar %q speaks hook versions %v; this platform speaks %s", info.Name, info.Versions, strings.Join(hooks.Versions, ", "))
 		}
@@ -138,13 +138,13 @@ func collectSidecars(ctx context.Context, dir string) ([]hookSidecar, error) {
 func subscribed(sidecars []hookSidecar, point string) []hookSidecar {
 	var out []hookSidecar
 	for _, s := range sidecars {
-		if _, ok := s.info.Subscribes(point); ok {
+		if _, ok := hooks.Subscribes(s.info, point); ok {
 			out = append(out, s)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b hookSidecar) int {
-		pa, _ := a.info.Subscribes(point)
-		pb, _ := b.info.Subscribes(point)
+		pa, _ := hooks.Subscribes(a.info, point)
+		pb, _ := hooks.Subscribes(b.info, point)
 		return cmp.Or(cmp.Compare(pb, pa), strings.Compare(a.info.Name, b.info.Name))
 	})
 	return out

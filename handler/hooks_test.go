@@ -19,7 +19,7 @@ import (
 )
 
 // serveHook serves a hook sidecar on a socket of the pod's sockets volume.
-func serveHook(t *testing.T, dir, socket string, info hooks.Info, hook hooks.DomainHook) {
+func serveHook(t *testing.T, dir, socket string, info *hooks.Info, hook hooks.DomainHook) {
 	t.Helper()
 	lis, err := net.Listen("unix", filepath.Join(dir, socket))
 	if err != nil {
@@ -40,11 +40,11 @@ func TestOnDefineDomain(t *testing.T) {
 	}
 	// appendComment is a hook that marks the domain with its name.
 	appendComment := func(mark string) hooks.DomainHook {
-		return func(_ context.Context, p *hooks.DomainParams) ([]byte, error) {
-			if !strings.Contains(string(p.VMI), `"kind":"VirtualMachineInstance"`) {
-				t.Errorf("the hook got no whole instance: %s", p.VMI)
+		return func(_ context.Context, domainXML, vmi []byte) ([]byte, error) {
+			if !strings.Contains(string(vmi), `"kind":"VirtualMachineInstance"`) {
+				t.Errorf("the hook got no whole instance: %s", vmi)
 			}
-			return []byte(strings.Replace(string(p.DomainXML), "</domain>", "<!--"+mark+"--></domain>", 1)), nil
+			return []byte(strings.Replace(string(domainXML), "</domain>", "<!--"+mark+"--></domain>", 1)), nil
 		}
 	}
 	for _, tc := range []struct {
@@ -58,18 +58,18 @@ func TestOnDefineDomain(t *testing.T) {
 	}{
 		{name: "no sidecars", vmi: &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "vm"}}, want: domXML},
 		{name: "by priority, then name", vmi: withSidecars(3), serve: func(t *testing.T, dir string) {
-			serveHook(t, dir, "b.sock", hooks.Info{Name: "b", Versions: []string{"v1alpha2"}, HookPoints: []hooks.HookPoint{{Name: hooks.OnDefineDomain}}}, appendComment("b"))
-			serveHook(t, dir, "a.sock", hooks.Info{Name: "a", Versions: []string{"v1alpha2"}, HookPoints: []hooks.HookPoint{{Name: hooks.OnDefineDomain}}}, appendComment("a"))
-			serveHook(t, dir, "c.sock", hooks.Info{Name: "c", Versions: []string{"v1alpha1"}, HookPoints: []hooks.HookPoint{{Name: hooks.OnDefineDomain, Priority: 5}}}, appendComment("c"))
+			serveHook(t, dir, "b.sock", &hooks.Info{Name: "b", Versions: []string{"v1alpha2"}, HookPoints: []*hooks.HookPoint{{Name: hooks.OnDefineDomain}}}, appendComment("b"))
+			serveHook(t, dir, "a.sock", &hooks.Info{Name: "a", Versions: []string{"v1alpha2"}, HookPoints: []*hooks.HookPoint{{Name: hooks.OnDefineDomain}}}, appendComment("a"))
+			serveHook(t, dir, "c.sock", &hooks.Info{Name: "c", Versions: []string{"v1alpha1"}, HookPoints: []*hooks.HookPoint{{Name: hooks.OnDefineDomain, Priority: 5}}}, appendComment("c"))
 		}, want: `<domain type="qemu"><name>ns_vm</name><!--c--><!--a--><!--b--></domain>`},
 		{name: "a sidecar without the hook point is asked nothing", vmi: withSidecars(1), serve: func(t *testing.T, dir string) {
-			serveHook(t, dir, "a.sock", hooks.Info{Name: "a", Versions: []string{"v1alpha3"}}, appendComment("a"))
+			serveHook(t, dir, "a.sock", &hooks.Info{Name: "a", Versions: []string{"v1alpha3"}}, appendComment("a"))
 		}, want: domXML},
 		{name: "a socket is missing: wait", vmi: withSidecars(2), serve: func(t *testing.T, dir string) {
-			serveHook(t, dir, "a.sock", hooks.Info{Name: "a", Versions: []string{"v1alpha2"}}, appendComment("a"))
+			serveHook(t, dir, "a.sock", &hooks.Info{Name: "a", Versions: []string{"v1alpha2"}}, appendComment("a"))
 		}, now: started.Add(time.Second), wantErr: errHooksNotReady.Error()},
 		{name: "a socket is missing a minute after the start: fail", vmi: withSidecars(2), serve: func(t *testing.T, dir string) {
-			serveHook(t, dir, "a.sock", hooks.Info{Name: "a", Versions: []string{"v1alpha2"}}, appendComment("a"))
+			serveHook(t, dir, "a.sock", &hooks.Info{Name: "a", Versions: []string{"v1alpha2"}}, appendComment("a"))
 		}, now: started.Add(2 * time.Minute), wantErr: "1 of 2 serve the hook protocol in /var/run/kubevirt-hooks 1m0s after the pod started (hook-sidecar-1: CrashLoopBackOff)", spec: true},
 		{name: "a stale socket does not count", vmi: withSidecars(1), serve: func(t *testing.T, dir string) {
 			lis, err := net.Listen("unix", filepath.Join(dir, "old.sock"))
@@ -80,15 +80,15 @@ func TestOnDefineDomain(t *testing.T) {
 			lis.Close()
 		}, now: started.Add(time.Second), wantErr: errHooksNotReady.Error()},
 		{name: "an unknown version", vmi: withSidecars(1), serve: func(t *testing.T, dir string) {
-			serveHook(t, dir, "a.sock", hooks.Info{Name: "a", Versions: []string{"v2"}}, appendComment("a"))
+			serveHook(t, dir, "a.sock", &hooks.Info{Name: "a", Versions: []string{"v2"}}, appendComment("a"))
 		}, wantErr: "speaks hook versions [v2]", spec: true},
 		{name: "a domain that does not parse", vmi: withSidecars(1), serve: func(t *testing.T, dir string) {
-			serveHook(t, dir, "a.sock", hooks.Info{Name: "a", Versions: []string{"v1alpha2"}, HookPoints: []hooks.HookPoint{{Name: hooks.OnDefineDomain}}},
-				func(context.Context, *hooks.DomainParams) ([]byte, error) { return []byte("<domain"), nil })
+			serveHook(t, dir, "a.sock", &hooks.Info{Name: "a", Versions: []string{"v1alpha2"}, HookPoints: []*hooks.HookPoint{{Name: hooks.OnDefineDomain}}},
+				func(context.Context, []byte, []byte) ([]byte, error) { return []byte("<domain"), nil })
 		}, wantErr: "returned a domain that does not parse", spec: true},
 		{name: "a renamed domain", vmi: withSidecars(1), serve: func(t *testing.T, dir string) {
-			serveHook(t, dir, "a.sock", hooks.Info{Name: "a", Versions: []string{"v1alpha2"}, HookPoints: []hooks.HookPoint{{Name: hooks.OnDefineDomain}}},
-				func(context.Context, *hooks.DomainParams) ([]byte, error) {
+			serveHook(t, dir, "a.sock", &hooks.Info{Name: "a", Versions: []string{"v1alpha2"}, HookPoints: []*hooks.HookPoint{{Name: hooks.OnDefineDomain}}},
+				func(context.Context, []byte, []byte) ([]byte, error) {
 					return []byte("<domain><name>other</name></domain>"), nil
 				})
 		}, wantErr: `renamed the domain "ns_vm" to "other"`, spec: true},

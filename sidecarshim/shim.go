@@ -43,10 +43,10 @@ func Run(ctx context.Context, o Options) error {
 	if !slices.Contains(hooks.Versions, o.Version) {
 		return fmt.Errorf("--version %q: want one of %s", o.Version, strings.Join(hooks.Versions, ", "))
 	}
-	info := hooks.Info{Name: "shim", Versions: []string{o.Version}}
+	info := &hooks.Info{Name: "shim", Versions: []string{o.Version}}
 	hook, err := exec.LookPath(onDefineDomainHook)
 	if err == nil {
-		info.HookPoints = append(info.HookPoints, hooks.HookPoint{Name: hooks.OnDefineDomain})
+		info.HookPoints = append(info.HookPoints, &hooks.HookPoint{Name: hooks.OnDefineDomain})
 	} else {
 		klog.InfoS("no hook to run: serving no hook point", "reason", err)
 	}
@@ -58,8 +58,8 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer os.Remove(sock)
-	srv := hooks.NewServer(info, func(ctx context.Context, p *hooks.DomainParams) ([]byte, error) {
-		return runHook(ctx, hook, "--vmi", string(p.VMI), "--domain", string(p.DomainXML))
+	srv := hooks.NewServer(info, func(ctx context.Context, domainXML, vmi []byte) ([]byte, error) {
+		return runHook(ctx, hook, "--vmi", string(vmi), "--domain", string(domainXML))
 	})
 	go func() {
 		<-ctx.Done()

@@ -62,13 +62,13 @@ func TestRunServesTheHookInPath(t *testing.T) {
 				}
 			}()
 			info, client := dialShim(t, sockets)
-			if _, ok := info.Subscribes(hooks.OnDefineDomain); ok != withHook {
+			if _, ok := hooks.Subscribes(info, hooks.OnDefineDomain); ok != withHook {
 				t.Fatalf("subscribes to OnDefineDomain: %v, want %v (%+v)", ok, withHook, info)
 			}
 			if !withHook {
 				return
 			}
-			out, err := client.OnDefineDomain(ctx, info.Version(), &hooks.DomainParams{DomainXML: []byte("<a/>"), VMI: []byte("{}")})
+			out, err := client.OnDefineDomain(ctx, hooks.Version(info), []byte("<a/>"), []byte("{}"))
 			if err != nil || string(out) != "<b/>\n" {
 				t.Errorf("OnDefineDomain: %q, %v; want %q", out, err, "<b/>\n")
 			}

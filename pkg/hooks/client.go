@@ -2,12 +2,28 @@ package hooks
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"slices"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/vmctl/vmctl/api/hooks/info"
+	"github.com/vmctl/vmctl/api/hooks/v1alpha1"
+	"github.com/vmctl/vmctl/api/hooks/v1alpha2"
+	"github.com/vmctl/vmctl/api/hooks/v1alpha3"
 )
+
+type (
+	// Info is what a sidecar says of itself (kubevirt.hooks.info.InfoResult).
+	Info = info.InfoResult
+	// HookPoint is a point a sidecar subscribes to, with its priority (higher first).
+	HookPoint = info.HookPoint
+)
+
+// OnDefineDomain is the hook point virt-handler calls (KubeVirt's name).
+const OnDefineDomain = "OnDefineDomain"
 
 // Versions are the Callbacks services this side speaks, newest first; their OnDefineDomain
 // is the same on the wire.
@@ -21,8 +37,7 @@ type Client struct{ conn *grpc.ClientConn }
 func NewClient(dial func(ctx context.Context) (net.Conn, error)) (*Client, error) {
 	conn, err := grpc.NewClient("passthrough:///hook-sidecar",
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return dial(ctx) }),
-		grpc.WithDefaultCallOptions(grpc.ForceCodec(codec{})))
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return dial(ctx) }))
 	if err != nil {
 		return nil, err
 	}
@@ -34,24 +49,30 @@ func (c *Client) Close() error { return c.conn.Close() }
 
 // Info asks the sidecar what it is and which hook points it subscribes to.
 func (c *Client) Info(ctx context.Context) (*Info, error) {
-	out := &Info{}
-	return out, c.conn.Invoke(ctx, "/kubevirt.hooks.info.Info/Info", &empty{}, out)
+	return info.NewInfoClient(c.conn).Info(ctx, &info.InfoParams{})
 }
 
-// OnDefineDomain hands the sidecar the domain about to be defined and returns its version
-// of it, through the Callbacks service of version.
-func (c *Client) OnDefineDomain(ctx context.Context, version string, p *DomainParams) ([]byte, error) {
-	out := &DomainResult{}
-	if err := c.conn.Invoke(ctx, "/kubevirt.hooks."+version+".Callbacks/OnDefineDomain", p, out); err != nil {
-		return nil, err
+// OnDefineDomain hands the sidecar the domain about to be defined and the instance as JSON,
+// through the Callbacks service of version, and returns the sidecar's domain.
+func (c *Client) OnDefineDomain(ctx context.Context, version string, domainXML, vmi []byte) ([]byte, error) {
+	switch version {
+	case "v1alpha3":
+		out, err := v1alpha3.NewCallbacksClient(c.conn).OnDefineDomain(ctx, &v1alpha3.OnDefineDomainParams{DomainXML: domainXML, Vmi: vmi})
+		return out.GetDomainXML(), err
+	case "v1alpha2":
+		out, err := v1alpha2.NewCallbacksClient(c.conn).OnDefineDomain(ctx, &v1alpha2.OnDefineDomainParams{DomainXML: domainXML, Vmi: vmi})
+		return out.GetDomainXML(), err
+	case "v1alpha1":
+		out, err := v1alpha1.NewCallbacksClient(c.conn).OnDefineDomain(ctx, &v1alpha1.OnDefineDomainParams{DomainXML: domainXML, Vmi: vmi})
+		return out.GetDomainXML(), err
 	}
-	return out.DomainXML, nil
+	return nil, fmt.Errorf("hook version %q: want one of %v", version, Versions)
 }
 
 // Version is the newest Callbacks version both sides speak, "" when none.
-func (i *Info) Version() string {
+func Version(i *Info) string {
 	for _, v := range Versions {
-		if slices.Contains(i.Versions, v) {
+		if slices.Contains(i.GetVersions(), v) {
 			return v
 		}
 	}
@@ -59,10 +80,10 @@ func (i *Info) Version() string {
 }
 
 // Subscribes reports whether the sidecar wants the hook point, and with which priority.
-func (i *Info) Subscribes(point string) (int32, bool) {
-	for _, hp := range i.HookPoints {
-		if hp.Name == point {
-			return hp.Priority, true
+func Subscribes(i *Info, point string) (int32, bool) {
+	for _, hp := range i.GetHookPoints() {
+		if hp.GetName() == point {
+			return hp.GetPriority(), true
 		}
 	}
 	return 0, false

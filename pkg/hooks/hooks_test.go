@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/testing/protocmp"
 )
 
 func TestSidecars(t *testing.T) {
@@ -56,9 +57,9 @@ func TestClientServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := Info{Name: "smbios", HookPoints: []HookPoint{{Name: OnDefineDomain, Priority: -3}}, Versions: []string{"v1alpha1", "v1alpha2"}}
-	srv := NewServer(info, func(_ context.Context, p *DomainParams) ([]byte, error) {
-		return append(append(p.DomainXML, '+'), p.VMI...), nil
+	info := &Info{Name: "smbios", HookPoints: []*HookPoint{{Name: OnDefineDomain, Priority: -3}}, Versions: []string{"v1alpha1", "v1alpha2"}}
+	srv := NewServer(info, func(_ context.Context, domainXML, vmi []byte) ([]byte, error) {
+		return append(append(domainXML, '+'), vmi...), nil
 	})
 	go func() { _ = srv.Serve(lis) }()
 	defer srv.Stop()
@@ -74,22 +75,22 @@ func TestClientServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(&info, got); diff != "" {
+	if diff := cmp.Diff(info, got, protocmp.Transform()); diff != "" {
 		t.Errorf("info: %s", diff)
 	}
-	if v := got.Version(); v != "v1alpha2" {
+	if v := Version(got); v != "v1alpha2" {
 		t.Errorf("version %q, want v1alpha2", v)
 	}
-	if p, ok := got.Subscribes(OnDefineDomain); !ok || p != -3 {
+	if p, ok := Subscribes(got, OnDefineDomain); !ok || p != -3 {
 		t.Errorf("Subscribes(OnDefineDomain) = %d, %v", p, ok)
 	}
 	for _, v := range info.Versions {
-		out, err := c.OnDefineDomain(ctx, v, &DomainParams{DomainXML: []byte("<domain/>"), VMI: []byte("{}")})
+		out, err := c.OnDefineDomain(ctx, v, []byte("<domain/>"), []byte("{}"))
 		if err != nil || string(out) != "<domain/>+{}" {
 			t.Errorf("%s: OnDefineDomain = %q, %v", v, out, err)
 		}
 	}
-	if _, err := c.OnDefineDomain(ctx, "v1alpha3", &DomainParams{}); err == nil {
+	if _, err := c.OnDefineDomain(ctx, "v1alpha3", nil, nil); err == nil {
 		t.Error("v1alpha3, which the server does not offer, answered")
 	}
 }

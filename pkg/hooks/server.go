@@ -4,53 +4,74 @@ import (
 	"context"
 
 	"google.golang.org/grpc"
+
+	"github.com/vmctl/vmctl/api/hooks/info"
+	"github.com/vmctl/vmctl/api/hooks/v1alpha1"
+	"github.com/vmctl/vmctl/api/hooks/v1alpha2"
+	"github.com/vmctl/vmctl/api/hooks/v1alpha3"
 )
 
-// DomainHook is a sidecar's OnDefineDomain.
-type DomainHook func(ctx context.Context, p *DomainParams) ([]byte, error)
+// DomainHook is a sidecar's OnDefineDomain: the domain to define, given the one about to be
+// defined and the instance as JSON.
+type DomainHook func(ctx context.Context, domainXML, vmi []byte) ([]byte, error)
 
-// NewServer serves info and, for each of info's versions, the Callbacks service whose
-// OnDefineDomain is hook (Shutdown, in v1alpha3, does nothing: the launcher pod stops its
-// sidecars after the guest). Serve it on the socket in SocketsDir.
-func NewServer(info Info, hook DomainHook) *grpc.Server {
-	s := grpc.NewServer(grpc.ForceServerCodec(codec{}))
-	s.RegisterService(&grpc.ServiceDesc{
-		ServiceName: "kubevirt.hooks.info.Info",
-		HandlerType: (*any)(nil),
-		Methods: []grpc.MethodDesc{{MethodName: "Info", Handler: unary("/kubevirt.hooks.info.Info/Info", func() *empty { return &empty{} },
-			func(context.Context, *empty) (message, error) { return &info, nil })}},
-	}, struct{}{})
-	for _, v := range info.Versions {
-		name := "kubevirt.hooks." + v + ".Callbacks"
-		methods := []grpc.MethodDesc{{MethodName: "OnDefineDomain", Handler: unary("/"+name+"/OnDefineDomain", func() *DomainParams { return &DomainParams{} },
-			func(ctx context.Context, p *DomainParams) (message, error) {
-				xml, err := hook(ctx, p)
-				if err != nil {
-					return nil, err
-				}
-				return &DomainResult{DomainXML: xml}, nil
-			})}}
-		if v == "v1alpha3" {
-			methods = append(methods, grpc.MethodDesc{MethodName: "Shutdown", Handler: unary("/"+name+"/Shutdown", func() *empty { return &empty{} },
-				func(context.Context, *empty) (message, error) { return &empty{}, nil })})
+// NewServer serves self and, for each of its versions, the Callbacks service whose
+// OnDefineDomain is hook. PreCloudInitIso answers Unimplemented (virt-handler does not call
+// it); Shutdown, in v1alpha3, does nothing: the launcher pod stops its sidecars after the
+// guest. Serve it on a socket in SocketsDir.
+func NewServer(self *Info, hook DomainHook) *grpc.Server {
+	s := grpc.NewServer()
+	info.RegisterInfoServer(s, infoServer{self: self})
+	for _, v := range self.GetVersions() {
+		switch v {
+		case "v1alpha1":
+			v1alpha1.RegisterCallbacksServer(s, v1alpha1Server{hook: hook})
+		case "v1alpha2":
+			v1alpha2.RegisterCallbacksServer(s, v1alpha2Server{hook: hook})
+		case "v1alpha3":
+			v1alpha3.RegisterCallbacksServer(s, v1alpha3Server{hook: hook})
 		}
-		s.RegisterService(&grpc.ServiceDesc{ServiceName: name, HandlerType: (*any)(nil), Methods: methods}, struct{}{})
 	}
 	return s
 }
 
-// unary adapts a typed handler to grpc's method handler, interceptors included.
-func unary[In message](method string, newIn func() In, h func(context.Context, In) (message, error)) grpc.MethodHandler {
-	return func(_ any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
-		in := newIn()
-		if err := dec(in); err != nil {
-			return nil, err
-		}
-		if interceptor == nil {
-			return h(ctx, in)
-		}
-		return interceptor(ctx, in, &grpc.UnaryServerInfo{FullMethod: method}, func(ctx context.Context, req any) (any, error) {
-			return h(ctx, req.(In))
-		})
-	}
+type infoServer struct {
+	info.UnimplementedInfoServer
+	self *Info
+}
+
+func (s infoServer) Info(context.Context, *info.InfoParams) (*Info, error) { return s.self, nil }
+
+type v1alpha1Server struct {
+	v1alpha1.UnimplementedCallbacksServer
+	hook DomainHook
+}
+
+func (s v1alpha1Server) OnDefineDomain(ctx context.Context, p *v1alpha1.OnDefineDomainParams) (*v1alpha1.OnDefineDomainResult, error) {
+	xml, err := s.hook(ctx, p.GetDomainXML(), p.GetVmi())
+	return &v1alpha1.OnDefineDomainResult{DomainXML: xml}, err
+}
+
+type v1alpha2Server struct {
+	v1alpha2.UnimplementedCallbacksServer
+	hook DomainHook
+}
+
+func (s v1alpha2Server) OnDefineDomain(ctx context.Context, p *v1alpha2.OnDefineDomainParams) (*v1alpha2.OnDefineDomainResult, error) {
+	xml, err := s.hook(ctx, p.GetDomainXML(), p.GetVmi())
+	return &v1alpha2.OnDefineDomainResult{DomainXML: xml}, err
+}
+
+type v1alpha3Server struct {
+	v1alpha3.UnimplementedCallbacksServer
+	hook DomainHook
+}
+
+func (s v1alpha3Server) OnDefineDomain(ctx context.Context, p *v1alpha3.OnDefineDomainParams) (*v1alpha3.OnDefineDomainResult, error) {
+	xml, err := s.hook(ctx, p.GetDomainXML(), p.GetVmi())
+	return &v1alpha3.OnDefineDomainResult{DomainXML: xml}, err
+}
+
+func (v1alpha3Server) Shutdown(context.Context, *v1alpha3.ShutdownParams) (*v1alpha3.ShutdownResult, error) {
+	return &v1alpha3.ShutdownResult{}, nil
 }
