@@ -59,7 +59,7 @@ func TestConfigVolumesBecomeISOs(t *testing.T) {
 			defer root.Close()
 			vmi := newInstance()
 			vmi.Spec.Volumes = []v1.Volume{tt.vol}
-			err = writeFiles(vmi, root, nil, read, nil)
+			err = writeFiles(vmi, root, nil, read, nil, nil)
 			if tt.invalid {
 				if !isSpecError(err) {
 					t.Fatalf("err = %v, want a spec error", err)

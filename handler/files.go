@@ -20,8 +20,9 @@ const sectorSize = 512
 // writeFiles writes the disk files the handler owns into the pod's private directory (root):
 // each cloudInitNoCloud volume's ISO and each emptyDisk's sparse image. Files already there are
 // kept, so a retried or restarted sync never wipes a guest's data. secrets reads the pod's
-// secret volumes for cloud-init data kept in secrets; devices go on a config drive.
-func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader, configs configReader, devices []DeviceData) error {
+// secret volumes for cloud-init data kept in secrets; devices go on a config drive; the hook
+// sidecars' PreCloudInitIso may rewrite the cloud-init data (nil: none).
+func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader, configs configReader, devices []DeviceData, sidecars *hookCalls) error {
 	for _, vol := range vmi.Spec.Volumes {
 		switch {
 		case isConfigVolume(vol):
@@ -37,12 +38,12 @@ func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretRea
 				return fmt.Errorf("volume %q: %w", vol.Name, err)
 			}
 		case vol.CloudInitNoCloud != nil:
-			if err := writeCloudInit(vmi, root, secrets, noCloudSource(vol.CloudInitNoCloud), nil, noCloudFiles,
+			if err := writeCloudInit(vmi, root, secrets, sidecars, vol.Name, noCloudSource(vol.CloudInitNoCloud), nil, noCloudFiles,
 				diskRel(vol.Name, layout.NoCloudISOFile), NoCloudLabel); err != nil {
 				return fmt.Errorf("volume %q: %w", vol.Name, err)
 			}
 		case vol.CloudInitConfigDrive != nil:
-			if err := writeCloudInit(vmi, root, secrets, configDriveSource(vol.CloudInitConfigDrive), devices, configDriveFiles,
+			if err := writeCloudInit(vmi, root, secrets, sidecars, vol.Name, configDriveSource(vol.CloudInitConfigDrive), devices, configDriveFiles,
 				diskRel(vol.Name, layout.ConfigDriveISOFile), ConfigDriveLabel); err != nil {
 				return fmt.Errorf("volume %q: %w", vol.Name, err)
 			}
@@ -59,14 +60,18 @@ func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretRea
 	return nil
 }
 
-// writeCloudInit resolves a cloud-init volume and writes its ISO, laid out by files.
-func writeCloudInit(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader, src cloudInitSource, devices []DeviceData,
-	layoutFiles func(CloudInitData) ([]isoFile, error), rel, label string) error {
+// writeCloudInit resolves the cloud-init volume named volume, passes it through the hook
+// sidecars and writes its ISO, laid out by files.
+func writeCloudInit(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader, sidecars *hookCalls, volume string, src cloudInitSource,
+	devices []DeviceData, layoutFiles func(CloudInitData) ([]isoFile, error), rel, label string) error {
 	data, err := cloudInitData(vmi, src, secrets)
 	if err != nil {
 		return err
 	}
 	data.Devices = devices
+	if data, err = sidecars.preCloudInitIso(src, volume, data); err != nil {
+		return err
+	}
 	files, err := layoutFiles(data)
 	if err != nil {
 		return err

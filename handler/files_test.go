@@ -23,7 +23,7 @@ func TestWriteFiles(t *testing.T) {
 	vmi.Spec.Volumes = append(vmi.Spec.Volumes,
 		v1.Volume{Name: "cloudinit", VolumeSource: v1.VolumeSource{CloudInitNoCloud: &v1.CloudInitNoCloudSource{UserData: "#cloud-config\n"}}},
 		v1.Volume{Name: "scratch", VolumeSource: v1.VolumeSource{EmptyDisk: &v1.EmptyDiskSource{Capacity: resource.MustParse("1000M")}}})
-	if err := writeFiles(vmi, root, nil, nil, nil); err != nil {
+	if err := writeFiles(vmi, root, nil, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -54,7 +54,7 @@ func TestWriteFiles(t *testing.T) {
 	if err := os.WriteFile(disk, []byte("guest data"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFiles(vmi, root, nil, nil, nil); err != nil {
+	if err := writeFiles(vmi, root, nil, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(disk); string(got) != "guest data" {

@@ -20,7 +20,8 @@ import (
 )
 
 // The hook sidecars (hooks.kubevirt.io/hookSidecars) rewrite the domain before it is defined,
-// as KubeVirt's OnDefineDomain hook point. They run user code in the launcher pod, so their
+// and the cloud-init data before its disk is written, as KubeVirt's OnDefineDomain and
+// PreCloudInitIso hook points. They run user code in the launcher pod, so their
 // work is bounded: all calls of one start share hooksTimeout, each at most hookCallTimeout,
 // whatever the number of sidecars or of sockets they make (at most maxHookSockets are
 // looked at); a sidecar that never makes its socket fails its instance after
@@ -43,45 +44,66 @@ type hookSidecar struct {
 	client *hooks.Client
 }
 
-// onDefineDomain passes the domain through each hook sidecar subscribed to OnDefineDomain,
-// highest priority first (then by name, as KubeVirt), and returns the domain to define; the
-// parsed domain is nil when no sidecar rewrote it.
-func (c *Controller) onDefineDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, domXML []byte) ([]byte, *libvirtxml.Domain, error) {
+// hookCalls are the hook sidecars of one start, sharing its time; nil when the instance asks
+// for none, which passes everything through unchanged.
+type hookCalls struct {
+	ctx      context.Context
+	cancel   context.CancelFunc
+	sidecars []hookSidecar
+	vmiJSON  []byte
+}
+
+// connectHooks reaches every hook sidecar the instance asks for. Close what it returns.
+func (c *Controller) connectHooks(vmi *v1.VirtualMachineInstance, pod *corev1.Pod) (*hookCalls, error) {
 	want, err := hooks.Sidecars(vmi.Annotations)
 	if err != nil {
-		return nil, nil, invalidSpec("metadata.annotations[%s]: %v", hooks.SidecarsAnnotation, err)
+		return nil, invalidSpec("metadata.annotations[%s]: %v", hooks.SidecarsAnnotation, err)
 	}
 	if len(want) == 0 {
+		return nil, nil
+	}
+	h := &hookCalls{}
+	h.ctx, h.cancel = context.WithTimeout(context.Background(), hooksTimeout)
+	dir := podVolumeDir(c.opts.KubeletRoot, pod.UID, "kubernetes.io~empty-dir", hooks.SocketsVolume)
+	h.sidecars, err = collectSidecars(h.ctx, dir)
+	if err == nil && len(h.sidecars) < len(want) {
+		err = errHooksNotReady
+		if started, ok := computeStarted(pod); ok && c.clock.Since(started) > hookSocketTimeout {
+			err = invalidSpec("hook sidecars: %d of %d serve the hook protocol in %s %s after the pod started (%s)",
+				len(h.sidecars), len(want), hooks.SocketsDir, hookSocketTimeout, hookStates(pod, len(want)))
+		}
+	}
+	if err == nil {
+		h.vmiJSON, err = instanceJSON(vmi)
+	}
+	if err != nil {
+		h.close()
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *hookCalls) close() {
+	if h == nil {
+		return
+	}
+	for _, s := range h.sidecars {
+		_ = s.client.Close()
+	}
+	h.cancel()
+}
+
+// onDefineDomain passes the domain named name through each hook sidecar subscribed to
+// OnDefineDomain, highest priority first (then by name, as KubeVirt), and returns the domain
+// to define; the parsed domain is nil when no sidecar rewrote it.
+func (h *hookCalls) onDefineDomain(name string, domXML []byte) ([]byte, *libvirtxml.Domain, error) {
+	if h == nil {
 		return domXML, nil, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), hooksTimeout)
-	defer cancel()
-	dir := podVolumeDir(c.opts.KubeletRoot, pod.UID, "kubernetes.io~empty-dir", hooks.SocketsVolume)
-	sidecars, err := collectSidecars(ctx, dir)
-	defer func() {
-		for _, s := range sidecars {
-			_ = s.client.Close()
-		}
-	}()
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(sidecars) < len(want) {
-		if started, ok := computeStarted(pod); ok && c.clock.Since(started) > hookSocketTimeout {
-			return nil, nil, invalidSpec("hook sidecars: %d of %d serve the hook protocol in %s %s after the pod started (%s)",
-				len(sidecars), len(want), hooks.SocketsDir, hookSocketTimeout, hookStates(pod, len(want)))
-		}
-		return nil, nil, errHooksNotReady
-	}
-	vmiJSON, err := instanceJSON(vmi)
-	if err != nil {
-		return nil, nil, err
-	}
-	name := DomainName(vmi)
 	var dom *libvirtxml.Domain
-	for _, s := range subscribed(sidecars, hooks.OnDefineDomain) {
-		call, cancel := context.WithTimeout(ctx, hookCallTimeout)
-		out, err := s.client.OnDefineDomain(call, hooks.Version(s.info), domXML, vmiJSON)
+	for _, s := range subscribed(h.sidecars, hooks.OnDefineDomain) {
+		call, cancel := context.WithTimeout(h.ctx, hookCallTimeout)
+		out, err := s.client.OnDefineDomain(call, hooks.Version(s.info), domXML, h.vmiJSON)
 		cancel()
 		if err != nil {
 			return nil, nil, fmt.Errorf("hook sidecar %q (OnDefineDomain): %w", s.info.Name, err)
@@ -96,6 +118,31 @@ func (c *Controller) onDefineDomain(vmi *v1.VirtualMachineInstance, pod *corev1.
 		domXML, dom = out, &d
 	}
 	return domXML, dom, nil
+}
+
+// preCloudInitIso passes a cloud-init volume's data through each hook sidecar subscribed to
+// PreCloudInitIso, in the same order, as KubeVirt's CloudInitData, and returns the data to
+// write.
+func (h *hookCalls) preCloudInitIso(src cloudInitSource, volume string, d CloudInitData) (CloudInitData, error) {
+	if h == nil {
+		return d, nil
+	}
+	for _, s := range subscribed(h.sidecars, hooks.PreCloudInitIso) {
+		in, err := json.Marshal(toKubeVirtCloudInit(src, volume, d))
+		if err != nil {
+			return d, err
+		}
+		call, cancel := context.WithTimeout(h.ctx, hookCallTimeout)
+		out, err := s.client.PreCloudInitIso(call, hooks.Version(s.info), in, h.vmiJSON)
+		cancel()
+		if err != nil {
+			return d, fmt.Errorf("hook sidecar %q (PreCloudInitIso): %w", s.info.Name, err)
+		}
+		if d, err = fromKubeVirtCloudInit(src, d, out); err != nil {
+			return d, invalidSpec("hook sidecar %q (PreCloudInitIso): %v", s.info.Name, err)
+		}
+	}
+	return d, nil
 }
 
 // collectSidecars asks each socket in dir what it is. A socket nobody listens on (a restarted

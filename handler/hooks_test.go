@@ -19,15 +19,38 @@ import (
 )
 
 // serveHook serves a hook sidecar on a socket of the pod's sockets volume.
-func serveHook(t *testing.T, dir, socket string, info *hooks.Info, hook hooks.DomainHook) {
+func serveHook(t *testing.T, dir, socket string, info *hooks.Info, h hooks.Hooks) {
 	t.Helper()
 	lis, err := net.Listen("unix", filepath.Join(dir, socket))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := hooks.NewServer(info, hook)
+	srv := hooks.NewServer(info, h)
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
+}
+
+// hookPod is a launcher pod whose compute container and first hook sidecar started at started
+// and whose second hook sidecar crash-loops, with its sockets directory under a kubelet root.
+func hookPod(t *testing.T, started metav1.Time) (root string, pod *corev1.Pod, socketsDir string) {
+	t.Helper()
+	// Under /tmp: socket paths stay short, though the handler dials through /proc/self/fd.
+	root, err := os.MkdirTemp("", "hooks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	pod = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: types.UID("pod-1")}}
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "compute", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}}}}
+	pod.Status.InitContainerStatuses = []corev1.ContainerStatus{
+		{Name: hooks.ContainerName(0), State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}}},
+		{Name: hooks.ContainerName(1), State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}},
+	}
+	socketsDir = podVolumeDir(root, pod.UID, "kubernetes.io~empty-dir", hooks.SocketsVolume)
+	if err := os.MkdirAll(socketsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return root, pod, socketsDir
 }
 
 func TestOnDefineDomain(t *testing.T) {
@@ -39,13 +62,13 @@ func TestOnDefineDomain(t *testing.T) {
 			Annotations: map[string]string{hooks.SidecarsAnnotation: "[" + list + "]"}}}
 	}
 	// appendComment is a hook that marks the domain with its name.
-	appendComment := func(mark string) hooks.DomainHook {
-		return func(_ context.Context, domainXML, vmi []byte) ([]byte, error) {
+	appendComment := func(mark string) hooks.Hooks {
+		return hooks.Hooks{OnDefineDomain: func(_ context.Context, domainXML, vmi []byte) ([]byte, error) {
 			if !strings.Contains(string(vmi), `"kind":"VirtualMachineInstance"`) {
 				t.Errorf("the hook got no whole instance: %s", vmi)
 			}
 			return []byte(strings.Replace(string(domainXML), "</domain>", "<!--"+mark+"--></domain>", 1)), nil
-		}
+		}}
 	}
 	for _, tc := range []struct {
 		name    string
@@ -84,37 +107,27 @@ func TestOnDefineDomain(t *testing.T) {
 		}, wantErr: "speaks hook versions [v2]", spec: true},
 		{name: "a domain that does not parse", vmi: withSidecars(1), serve: func(t *testing.T, dir string) {
 			serveHook(t, dir, "a.sock", &hooks.Info{Name: "a", Versions: []string{"v1alpha2"}, HookPoints: []*hooks.HookPoint{{Name: hooks.OnDefineDomain}}},
-				func(context.Context, []byte, []byte) ([]byte, error) { return []byte("<domain"), nil })
+				hooks.Hooks{OnDefineDomain: func(context.Context, []byte, []byte) ([]byte, error) { return []byte("<domain"), nil }})
 		}, wantErr: "returned a domain that does not parse", spec: true},
 		{name: "a renamed domain", vmi: withSidecars(1), serve: func(t *testing.T, dir string) {
 			serveHook(t, dir, "a.sock", &hooks.Info{Name: "a", Versions: []string{"v1alpha2"}, HookPoints: []*hooks.HookPoint{{Name: hooks.OnDefineDomain}}},
-				func(context.Context, []byte, []byte) ([]byte, error) {
+				hooks.Hooks{OnDefineDomain: func(context.Context, []byte, []byte) ([]byte, error) {
 					return []byte("<domain><name>other</name></domain>"), nil
-				})
+				}})
 		}, wantErr: `renamed the domain "ns_vm" to "other"`, spec: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// Under /tmp: socket paths stay short, though the handler dials through /proc/self/fd.
-			root, err := os.MkdirTemp("", "hooks")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.RemoveAll(root) })
-			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: types.UID("pod-1")}}
-			pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "compute", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}}}}
-			pod.Status.InitContainerStatuses = []corev1.ContainerStatus{
-				{Name: hooks.ContainerName(0), State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}}},
-				{Name: hooks.ContainerName(1), State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}},
-			}
-			dir := podVolumeDir(root, pod.UID, "kubernetes.io~empty-dir", hooks.SocketsVolume)
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			root, pod, dir := hookPod(t, started)
 			if tc.serve != nil {
 				tc.serve(t, dir)
 			}
 			c := &Controller{opts: Options{KubeletRoot: root}, clock: clocktesting.NewFakePassiveClock(tc.now)}
-			got, _, err := c.onDefineDomain(tc.vmi, pod, []byte(domXML))
+			sidecars, err := c.connectHooks(tc.vmi, pod)
+			defer sidecars.close()
+			var got []byte
+			if err == nil {
+				got, _, err = sidecars.onDefineDomain(DomainName(tc.vmi), []byte(domXML))
+			}
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || isSpecError(err) != tc.spec {
 					t.Fatalf("err %v (spec error %v), want one containing %q (spec error %v)", err, isSpecError(err), tc.wantErr, tc.spec)

@@ -126,7 +126,7 @@ func (c *Controller) syncTarget(ctx context.Context, key string, cached *v1.Virt
 	}
 	if ib, ok := c.inbound.get(key); !ok || ib.uid != s.MigrationUID {
 		if err := c.prepareTarget(key, cached, pod, lv, privateDir); err != nil {
-			if errors.Is(err, errNetworkNotReady) {
+			if errors.Is(err, errNetworkNotReady) || errors.Is(err, errHooksNotReady) {
 				c.queue.AddAfter(key, c.waits.When(key))
 				return nil
 			}
@@ -188,7 +188,14 @@ func (c *Controller) prepareTarget(key string, vmi *v1.VirtualMachineInstance, p
 	if err := c.plumbNetwork(vmi, pod, lv, root); err != nil {
 		return err
 	}
-	if err := c.writeFiles(vmi, pod, root, nil, lv); err != nil {
+	// The target's cloud-init disks go through the same hooks as the source's, so the guest
+	// finds the same data after the move.
+	sidecars, err := c.connectHooks(vmi, pod)
+	if err != nil {
+		return err
+	}
+	defer sidecars.close()
+	if err := c.writeFiles(vmi, pod, root, nil, lv, sidecars); err != nil {
 		return err
 	}
 	seedCapabilities(root, c.opts.Capabilities)

@@ -45,14 +45,19 @@ func (c *Controller) createDomain(vmi *v1.VirtualMachineInstance, pod *corev1.Po
 	if err != nil {
 		return DomainStatus{}, specError{err}
 	}
-	domXML, hooked, err := c.onDefineDomain(vmi, pod, domXML)
+	sidecars, err := c.connectHooks(vmi, pod)
+	if err != nil {
+		return DomainStatus{}, err
+	}
+	defer sidecars.close()
+	domXML, hooked, err := sidecars.onDefineDomain(DomainName(vmi), domXML)
 	if err != nil {
 		return DomainStatus{}, err
 	}
 	if hooked != nil {
 		dom = hooked
 	}
-	if err := c.writeFiles(vmi, pod, root, dom, lv); err != nil {
+	if err := c.writeFiles(vmi, pod, root, dom, lv, sidecars); err != nil {
 		return DomainStatus{}, err
 	}
 	seedCapabilities(root, c.opts.Capabilities.ForDomain(dom))
@@ -88,8 +93,8 @@ func (c *Controller) convert(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, ro
 // writeFiles prepares the disks the node provides and writes the instance's files into its pod
 // (writeFiles), with the addresses of its tagged devices for a config drive. dom is the
 // instance's converted domain; nil has it converted when the addresses are needed (a
-// migration's target converts nothing else).
-func (c *Controller) writeFiles(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, root *os.Root, dom *libvirtxml.Domain, lv Libvirt) error {
+// migration's target converts nothing else). The hook sidecars may rewrite the cloud-init data.
+func (c *Controller) writeFiles(vmi *v1.VirtualMachineInstance, pod *corev1.Pod, root *os.Root, dom *libvirtxml.Domain, lv Libvirt, sidecars *hookCalls) error {
 	var devices []DeviceData
 	if needsDeviceMetadata(vmi) {
 		var err error
@@ -105,7 +110,7 @@ func (c *Controller) writeFiles(vmi *v1.VirtualMachineInstance, pod *corev1.Pod,
 	if err := prepareNodeDisks(vmi, podBlockDevices(pod), procRoot(lv.PeerPID())); err != nil {
 		return err
 	}
-	return writeFiles(vmi, root, podSecrets(c.opts.KubeletRoot, pod), podConfigVolumes(c.opts.KubeletRoot, pod), devices)
+	return writeFiles(vmi, root, podSecrets(c.opts.KubeletRoot, pod), podConfigVolumes(c.opts.KubeletRoot, pod), devices, sidecars)
 }
 
 // domainType is kvm when the launcher pod holds /dev/kvm from the device plugin, else qemu

@@ -3,6 +3,7 @@
 // there, for each hook point it finds:
 //
 //	/usr/bin/onDefineDomain --vmi <instance JSON> --domain <domain XML>  -> the domain XML, on stdout
+//	/usr/bin/preCloudInitIso --vmi <instance JSON> --cloud-init <CloudInitData JSON>  -> the CloudInitData JSON, on stdout
 package sidecarshim
 
 import (
@@ -30,10 +31,13 @@ type Options struct {
 	SocketsDir string
 }
 
-// onDefineDomainHook is the executable run for OnDefineDomain, found in $PATH as KubeVirt's
-// shim finds it: an image's own binary, or a ConfigMap script mounted at its hookPath
-// (/usr/bin/onDefineDomain in KubeVirt's examples).
-const onDefineDomainHook = "onDefineDomain"
+// The executables run for each hook point, found in $PATH as KubeVirt's shim finds them: an
+// image's own binaries, or ConfigMap scripts mounted at their hookPath (/usr/bin/onDefineDomain
+// in KubeVirt's examples).
+const (
+	onDefineDomainHook  = "onDefineDomain"
+	preCloudInitIsoHook = "preCloudInitIso"
+)
 
 // maxStderr bounds what a failing hook's stderr adds to its error.
 const maxStderr = 4096
@@ -44,11 +48,19 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("--version %q: want one of %s", o.Version, strings.Join(hooks.Versions, ", "))
 	}
 	info := &hooks.Info{Name: "shim", Versions: []string{o.Version}}
-	hook, err := exec.LookPath(onDefineDomainHook)
-	if err == nil {
+	var h hooks.Hooks
+	if hook, ok := lookHook(onDefineDomainHook); ok {
 		info.HookPoints = append(info.HookPoints, &hooks.HookPoint{Name: hooks.OnDefineDomain})
-	} else {
-		klog.InfoS("no hook to run: serving no hook point", "reason", err)
+		h.OnDefineDomain = func(ctx context.Context, domainXML, vmi []byte) ([]byte, error) {
+			return runHook(ctx, hook, "--vmi", string(vmi), "--domain", string(domainXML))
+		}
+	}
+	// v1alpha1 has no PreCloudInitIso.
+	if hook, ok := lookHook(preCloudInitIsoHook); ok && o.Version != "v1alpha1" {
+		info.HookPoints = append(info.HookPoints, &hooks.HookPoint{Name: hooks.PreCloudInitIso})
+		h.PreCloudInitIso = func(ctx context.Context, data, vmi []byte) ([]byte, error) {
+			return runHook(ctx, hook, "--vmi", string(vmi), "--cloud-init", string(data))
+		}
 	}
 	// One socket per process: the pod shares its PID namespace, so the name is unique there,
 	// and a restarted shim does not take over its predecessor's socket.
@@ -58,9 +70,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer os.Remove(sock)
-	srv := hooks.NewServer(info, func(ctx context.Context, domainXML, vmi []byte) ([]byte, error) {
-		return runHook(ctx, hook, "--vmi", string(vmi), "--domain", string(domainXML))
-	})
+	srv := hooks.NewServer(info, h)
 	go func() {
 		<-ctx.Done()
 		srv.Stop()
@@ -70,6 +80,16 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	return nil
+}
+
+// lookHook finds a hook point's executable in $PATH.
+func lookHook(name string) (string, bool) {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		klog.InfoS("no hook to run for this hook point", "reason", err)
+		return "", false
+	}
+	return path, true
 }
 
 // runHook runs the hook and returns its standard output; a failure carries its stderr.
@@ -85,7 +105,7 @@ func runHook(ctx context.Context, hook string, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w: %s", hook, err, msg)
 	}
 	if stdout.Len() == 0 {
-		return nil, errors.New(hook + " wrote no domain on its standard output")
+		return nil, errors.New(hook + " wrote nothing on its standard output")
 	}
 	return stdout.Bytes(), nil
 }

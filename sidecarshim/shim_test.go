@@ -18,7 +18,7 @@ func TestRunHook(t *testing.T) {
 	}{
 		{name: "the domain on stdout", script: "#!/bin/sh\n[ \"$1\" = --vmi ] && [ \"$3\" = --domain ] && echo \"$4\" | sed s/a/b/\n", want: "<b/>\n"},
 		{name: "a failure says why", script: "#!/bin/sh\necho 'no such element' >&2\nexit 3\n", err: "exit status 3: no such element"},
-		{name: "nothing written", script: "#!/bin/sh\nexit 0\n", err: "wrote no domain"},
+		{name: "nothing written", script: "#!/bin/sh\nexit 0\n", err: "wrote nothing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hook := filepath.Join(t.TempDir(), "onDefineDomain")
@@ -39,16 +39,18 @@ func TestRunHook(t *testing.T) {
 	}
 }
 
-// TestRunServesTheHookInPath: the shim finds onDefineDomain in $PATH, as KubeVirt's does,
-// subscribes to OnDefineDomain only then, and runs it for each call.
+// TestRunServesTheHookInPath: the shim finds onDefineDomain and preCloudInitIso in $PATH, as
+// KubeVirt's does, subscribes to their hook points only then, and runs them for each call.
 func TestRunServesTheHookInPath(t *testing.T) {
 	for _, withHook := range []bool{true, false} {
 		t.Run(map[bool]string{true: "a hook", false: "no hook"}[withHook], func(t *testing.T) {
 			bin, sockets := t.TempDir(), t.TempDir()
 			if withHook {
 				script := "#!/bin/sh\necho \"$4\" | sed s/a/b/\n"
-				if err := os.WriteFile(filepath.Join(bin, "onDefineDomain"), []byte(script), 0o755); err != nil {
-					t.Fatal(err)
+				for _, name := range []string{"onDefineDomain", "preCloudInitIso"} {
+					if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			t.Setenv("PATH", bin+":/usr/bin:/bin")
@@ -62,8 +64,10 @@ func TestRunServesTheHookInPath(t *testing.T) {
 				}
 			}()
 			info, client := dialShim(t, sockets)
-			if _, ok := hooks.Subscribes(info, hooks.OnDefineDomain); ok != withHook {
-				t.Fatalf("subscribes to OnDefineDomain: %v, want %v (%+v)", ok, withHook, info)
+			for _, point := range []string{hooks.OnDefineDomain, hooks.PreCloudInitIso} {
+				if _, ok := hooks.Subscribes(info, point); ok != withHook {
+					t.Fatalf("subscribes to %s: %v, want %v (%+v)", point, ok, withHook, info)
+				}
 			}
 			if !withHook {
 				return
@@ -71,6 +75,10 @@ func TestRunServesTheHookInPath(t *testing.T) {
 			out, err := client.OnDefineDomain(ctx, hooks.Version(info), []byte("<a/>"), []byte("{}"))
 			if err != nil || string(out) != "<b/>\n" {
 				t.Errorf("OnDefineDomain: %q, %v; want %q", out, err, "<b/>\n")
+			}
+			got, err := client.PreCloudInitIso(ctx, hooks.Version(info), []byte(`["a"]`), []byte("{}"))
+			if want := `["b"]` + "\n"; err != nil || string(got.Data) != want {
+				t.Errorf("PreCloudInitIso: %q, %v; want %q", got.Data, err, want)
 			}
 		})
 	}

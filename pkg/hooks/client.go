@@ -22,8 +22,11 @@ type (
 	HookPoint = info.HookPoint
 )
 
-// OnDefineDomain is the hook point virt-handler calls (KubeVirt's name).
-const OnDefineDomain = "OnDefineDomain"
+// The hook points virt-handler calls (KubeVirt's names).
+const (
+	OnDefineDomain  = "OnDefineDomain"
+	PreCloudInitIso = "PreCloudInitIso"
+)
 
 // Versions are the Callbacks services this side speaks, newest first; their OnDefineDomain
 // is the same on the wire.
@@ -67,6 +70,27 @@ func (c *Client) OnDefineDomain(ctx context.Context, version string, domainXML, 
 		return out.GetDomainXML(), err
 	}
 	return nil, fmt.Errorf("hook version %q: want one of %v", version, Versions)
+}
+
+// CloudInit is what a sidecar's PreCloudInitIso returns: the cloud-init data to write, as
+// KubeVirt's CloudInitData JSON, or from older sidecars only a CloudInitNoCloudSource.
+type CloudInit struct {
+	Data, NoCloudSource []byte
+}
+
+// PreCloudInitIso hands the sidecar the cloud-init data about to be written (KubeVirt's
+// CloudInitData JSON) and the instance as JSON, through the Callbacks service of version
+// (v1alpha2 and later), and returns what the sidecar wants written instead.
+func (c *Client) PreCloudInitIso(ctx context.Context, version string, data, vmi []byte) (CloudInit, error) {
+	switch version {
+	case "v1alpha3":
+		out, err := v1alpha3.NewCallbacksClient(c.conn).PreCloudInitIso(ctx, &v1alpha3.PreCloudInitIsoParams{CloudInitData: data, Vmi: vmi})
+		return CloudInit{Data: out.GetCloudInitData(), NoCloudSource: out.GetCloudInitNoCloudSource()}, err
+	case "v1alpha2":
+		out, err := v1alpha2.NewCallbacksClient(c.conn).PreCloudInitIso(ctx, &v1alpha2.PreCloudInitIsoParams{CloudInitData: data, Vmi: vmi})
+		return CloudInit{Data: out.GetCloudInitData(), NoCloudSource: out.GetCloudInitNoCloudSource()}, err
+	}
+	return CloudInit{}, fmt.Errorf("hook version %q has no PreCloudInitIso", version)
 }
 
 // Version is the newest Callbacks version both sides speak, "" when none.

@@ -50,7 +50,7 @@ func TestSidecars(t *testing.T) {
 }
 
 // TestClientServer runs the protocol over a real unix socket: Info, then OnDefineDomain in
-// each version the server offers.
+// each version the server offers, and PreCloudInitIso where the version has it.
 func TestClientServer(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "hook.sock")
 	lis, err := net.Listen("unix", sock)
@@ -58,8 +58,13 @@ func TestClientServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	info := &Info{Name: "smbios", HookPoints: []*HookPoint{{Name: OnDefineDomain, Priority: -3}}, Versions: []string{"v1alpha1", "v1alpha2"}}
-	srv := NewServer(info, func(_ context.Context, domainXML, vmi []byte) ([]byte, error) {
-		return append(append(domainXML, '+'), vmi...), nil
+	srv := NewServer(info, Hooks{
+		OnDefineDomain: func(_ context.Context, domainXML, vmi []byte) ([]byte, error) {
+			return append(append(domainXML, '+'), vmi...), nil
+		},
+		PreCloudInitIso: func(_ context.Context, data, vmi []byte) ([]byte, error) {
+			return append(append(data, '+'), vmi...), nil
+		},
 	})
 	go func() { _ = srv.Serve(lis) }()
 	defer srv.Stop()
@@ -89,6 +94,12 @@ func TestClientServer(t *testing.T) {
 		if err != nil || string(out) != "<domain/>+{}" {
 			t.Errorf("%s: OnDefineDomain = %q, %v", v, out, err)
 		}
+	}
+	if out, err := c.PreCloudInitIso(ctx, "v1alpha2", []byte("{}"), []byte("[]")); err != nil || string(out.Data) != "{}+[]" {
+		t.Errorf("PreCloudInitIso = %q, %v", out.Data, err)
+	}
+	if _, err := c.PreCloudInitIso(ctx, "v1alpha1", nil, nil); err == nil {
+		t.Error("v1alpha1, which has no PreCloudInitIso, answered")
 	}
 	if _, err := c.OnDefineDomain(ctx, "v1alpha3", nil, nil); err == nil {
 		t.Error("v1alpha3, which the server does not offer, answered")

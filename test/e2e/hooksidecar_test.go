@@ -29,21 +29,35 @@ fi
 cat "$domain"
 `
 
-// TestHookSidecarsRewriteTheDomain: two hook sidecars (KubeVirt's Sidecar feature gate)
-// rewrite the domain before virt-handler defines it, one after the other: KubeVirt's example
-// hook image sets the base board's manufacturer from an annotation, and a ConfigMap's shell
-// script, run by the platform's sidecar-shim (no image named), adds a chassis. The guest reads
-// both from its SMBIOS tables.
+// userDataScript is a PreCloudInitIso hook in a ConfigMap: the sidecar-shim runs it with the
+// instance and KubeVirt's CloudInitData, and writes the data it prints.
+const userDataScript = `#!/bin/sh
+# preCloudInitIso --vmi <instance JSON> --cloud-init <CloudInitData JSON>: new user data.
+echo "$4" | sed 's/"UserData":"[^"]*"/"UserData":"#cloud-config from the hook"/'
+`
+
+// TestHookSidecarsRewriteTheDomain: hook sidecars (KubeVirt's Sidecar feature gate) rewrite
+// the domain before virt-handler defines it, one after the other: KubeVirt's example hook image
+// sets the base board's manufacturer from an annotation, and a ConfigMap's shell script, run
+// by the platform's sidecar-shim (no image named), adds a chassis. The guest reads both from
+// its SMBIOS tables. A third sidecar's PreCloudInitIso script rewrites the user data of the
+// cloud-init disk, which the guest reads too.
 func TestHookSidecarsRewriteTheDomain(t *testing.T) {
 	f := framework.New(t)
-	f.CreateObjects(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hook-script"}, Data: map[string]string{"chassis.sh": chassisScript}})
+	f.CreateObjects(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hook-script"},
+		Data: map[string]string{"chassis.sh": chassisScript, "userdata.sh": userDataScript}})
+	spec := framework.TestGuestSpec("hooked")
+	spec.Domain.Devices.Disks = append(spec.Domain.Devices.Disks, v1.Disk{Name: "cloudinit", DiskDevice: v1.DiskDevice{Disk: &v1.DiskTarget{Bus: v1.DiskBusVirtio}}})
+	spec.Volumes = append(spec.Volumes, v1.Volume{Name: "cloudinit", VolumeSource: v1.VolumeSource{
+		CloudInitNoCloud: &v1.CloudInitNoCloudSource{UserData: "#cloud-config from the VM"}}})
 	f.CreateVMI(&v1.VirtualMachineInstance{
 		ObjectMeta: metav1.ObjectMeta{Name: "hooked", Annotations: map[string]string{
 			"hooks.kubevirt.io/hookSidecars": `[{"args": ["--version", "v1alpha2"], "image": "vmctl/example-hook-sidecar:devel"},
-				{"args": ["--version", "v1alpha3"], "configMap": {"name": "hook-script", "key": "chassis.sh", "hookPath": "/usr/bin/onDefineDomain"}}]`,
+				{"args": ["--version", "v1alpha3"], "configMap": {"name": "hook-script", "key": "chassis.sh", "hookPath": "/usr/bin/onDefineDomain"}},
+				{"args": ["--version", "v1alpha2"], "configMap": {"name": "hook-script", "key": "userdata.sh", "hookPath": "/usr/bin/preCloudInitIso"}}]`,
 			"smbios.vm.kubevirt.io/baseBoardManufacturer": "Radical Edward",
 		}},
-		Spec: framework.TestGuestSpec("hooked"),
+		Spec: spec,
 	})
 	vmi := f.WaitVMIPhase("hooked", v1.Running, bootTimeout)
 
@@ -52,6 +66,9 @@ func TestHookSidecarsRewriteTheDomain(t *testing.T) {
 		if lineWith(dmi, want) == "" {
 			t.Errorf("the guest's SMBIOS has no %q:\n%s", want, dmi)
 		}
+	}
+	if files := guestCGI(t, f, vmi, "isofiles"); lineWith(files, "user-data=#cloud-config from the hook") == "" {
+		t.Errorf("the guest's cloud-init disk has not the hook's user data:\n%s", files)
 	}
 	images := map[string]string{}
 	for _, c := range f.LauncherPod(vmi).Spec.InitContainers {

@@ -14,15 +14,11 @@ import (
 // default, as in KubeVirt: a sidecar rewrites the domain virt-handler defines.
 const SidecarGate = "Sidecar"
 
-// preCloudInitIsoHook is where KubeVirt's sidecar-shim finds a PreCloudInitIso hook, which
-// virt-handler does not call.
-const preCloudInitIsoHook = "preCloudInitIso"
-
 // hookSidecars checks the hooks.kubevirt.io/hookSidecars annotation: refused without the
 // gate; with it, each sidecar needs an image (or a ConfigMap script, which the platform's
 // sidecar-shim runs, as in KubeVirt), a pull policy the kubelet knows, and a
-// ConfigMap script that names its ConfigMap, key and absolute path. A sidecar's claims and
-// the PreCloudInitIso hook point are refused: virt-handler calls OnDefineDomain only.
+// ConfigMap script that names its ConfigMap, key and absolute path. A sidecar's claims are
+// refused: they are not offered.
 func hookSidecars(p *field.Path, annotations map[string]string, limits Limits) field.ErrorList {
 	if _, ok := annotations[hooks.SidecarsAnnotation]; !ok {
 		return nil
@@ -64,11 +60,8 @@ func scriptConfigMap(p *field.Path, cm *hooks.ConfigMap) field.ErrorList {
 	for _, msg := range validation.IsConfigMapKey(cm.Key) {
 		errs = append(errs, field.Invalid(p.Child("key"), cm.Key, msg))
 	}
-	switch {
-	case !path.IsAbs(cm.HookPath) || path.Clean(cm.HookPath) != cm.HookPath || cm.HookPath == "/":
-		errs = append(errs, field.Invalid(p.Child("hookPath"), cm.HookPath, "must be an absolute, clean path to a file (the sidecar-shim runs /usr/bin/onDefineDomain)"))
-	case path.Base(cm.HookPath) == preCloudInitIsoHook:
-		errs = append(errs, field.Forbidden(p.Child("hookPath"), "the PreCloudInitIso hook point is not supported by this platform (virt-handler calls OnDefineDomain)"))
+	if !path.IsAbs(cm.HookPath) || path.Clean(cm.HookPath) != cm.HookPath || cm.HookPath == "/" {
+		errs = append(errs, field.Invalid(p.Child("hookPath"), cm.HookPath, "must be an absolute, clean path to a file (the sidecar-shim runs /usr/bin/onDefineDomain and /usr/bin/preCloudInitIso)"))
 	}
 	return errs
 }

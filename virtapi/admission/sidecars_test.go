@@ -25,8 +25,7 @@ func TestHookSidecars(t *testing.T) {
 		{name: "a claim", sidecars: `[{"image": "x", "pvc": {"name": "data", "volumePath": "/data"}}]`, limits: gated, field: ann + "[0].pvc", why: "not supported"},
 		{name: "a relative hook path", sidecars: `[{"image": "x", "configMap": {"name": "cm", "key": "k", "hookPath": "onDefineDomain"}}]`, limits: gated,
 			field: ann + "[0].configMap.hookPath", why: "absolute, clean path"},
-		{name: "PreCloudInitIso", sidecars: `[{"image": "x", "configMap": {"name": "cm", "key": "k", "hookPath": "/usr/bin/preCloudInitIso"}}]`, limits: gated,
-			field: ann + "[0].configMap.hookPath", why: "PreCloudInitIso hook point is not supported"},
+		{name: "a PreCloudInitIso script", sidecars: `[{"configMap": {"name": "cm", "key": "k", "hookPath": "/usr/bin/preCloudInitIso"}}]`, limits: gated},
 		{name: "a bad key", sidecars: `[{"image": "x", "configMap": {"name": "cm", "key": "a/b", "hookPath": "/usr/bin/onDefineDomain"}}]`, limits: gated,
 			field: ann + "[0].configMap.key", why: "valid config key"},
 	} {
