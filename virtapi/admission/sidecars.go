@@ -2,6 +2,7 @@ package admission
 
 import (
 	"path"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -47,9 +48,26 @@ func hookSidecars(p *field.Path, annotations map[string]string, limits Limits) f
 		}
 		if sc.ConfigMap != nil {
 			errs = append(errs, scriptConfigMap(sp.Child("configMap"), sc.ConfigMap)...)
+			// The shim would serve the script at no hook point: say so rather than skip it.
+			if sc.Image == "" && path.Base(sc.ConfigMap.HookPath) == "preCloudInitIso" && shimVersion(sc.Args) == "v1alpha1" {
+				errs = append(errs, field.Invalid(sp.Child("args"), sc.Args, "hook version v1alpha1 has no PreCloudInitIso: use --version v1alpha2 or v1alpha3"))
+			}
 		}
 	}
 	return errs
+}
+
+// shimVersion is the hook version a sidecar-shim's arguments ask for.
+func shimVersion(args []string) string {
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--version="); ok {
+			return v
+		}
+		if a == "--version" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
 }
 
 func scriptConfigMap(p *field.Path, cm *hooks.ConfigMap) field.ErrorList {

@@ -25,7 +25,9 @@ func TestHookSidecars(t *testing.T) {
 		{name: "a claim", sidecars: `[{"image": "x", "pvc": {"name": "data", "volumePath": "/data"}}]`, limits: gated, field: ann + "[0].pvc", why: "not supported"},
 		{name: "a relative hook path", sidecars: `[{"image": "x", "configMap": {"name": "cm", "key": "k", "hookPath": "onDefineDomain"}}]`, limits: gated,
 			field: ann + "[0].configMap.hookPath", why: "absolute, clean path"},
-		{name: "a PreCloudInitIso script", sidecars: `[{"configMap": {"name": "cm", "key": "k", "hookPath": "/usr/bin/preCloudInitIso"}}]`, limits: gated},
+		{name: "a PreCloudInitIso script", sidecars: `[{"args": ["--version", "v1alpha2"], "configMap": {"name": "cm", "key": "k", "hookPath": "/usr/bin/preCloudInitIso"}}]`, limits: gated},
+		{name: "a PreCloudInitIso script in v1alpha1", sidecars: `[{"args": ["--version=v1alpha1"], "configMap": {"name": "cm", "key": "k", "hookPath": "/usr/bin/preCloudInitIso"}}]`, limits: gated,
+			field: ann + "[0].args", why: "v1alpha1 has no PreCloudInitIso"},
 		{name: "a bad key", sidecars: `[{"image": "x", "configMap": {"name": "cm", "key": "a/b", "hookPath": "/usr/bin/onDefineDomain"}}]`, limits: gated,
 			field: ann + "[0].configMap.key", why: "valid config key"},
 	} {
