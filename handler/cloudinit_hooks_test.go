@@ -17,7 +17,7 @@ import (
 
 // TestPreCloudInitIso: a sidecar subscribed to PreCloudInitIso gets the volume's data as
 // KubeVirt's CloudInitData and the instance, and what it answers is written; one that is not
-// subscribed is asked nothing.
+// subscribed, or speaks only v1alpha1 (which has no PreCloudInitIso), is asked nothing.
 func TestPreCloudInitIso(t *testing.T) {
 	started := metav1.NewTime(time.Unix(1000, 0))
 	root, pod, dir := hookPod(t, started)
@@ -39,8 +39,9 @@ func TestPreCloudInitIso(t *testing.T) {
 			t.Error("a sidecar not subscribed to PreCloudInitIso was asked")
 			return nil, nil
 		}})
+	serveHook(t, dir, "c.sock", &hooks.Info{Name: "c", Versions: []string{"v1alpha1"}, HookPoints: []*hooks.HookPoint{{Name: hooks.PreCloudInitIso}}}, hooks.Hooks{})
 	vmi := &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "vm",
-		Annotations: map[string]string{hooks.SidecarsAnnotation: `[{"image": "a"}, {"image": "b"}]`}}}
+		Annotations: map[string]string{hooks.SidecarsAnnotation: `[{"image": "a"}, {"image": "b"}, {"image": "c"}]`}}}
 	c := &Controller{opts: Options{KubeletRoot: root}, clock: clocktesting.NewFakePassiveClock(started.Time)}
 	sidecars, err := c.connectHooks(vmi, pod)
 	if err != nil {

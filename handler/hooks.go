@@ -128,6 +128,9 @@ func (h *hookCalls) preCloudInitIso(src cloudInitSource, volume string, d CloudI
 		return d, nil
 	}
 	for _, s := range subscribed(h.sidecars, hooks.PreCloudInitIso) {
+		if hooks.Version(s.info) == "v1alpha1" {
+			continue // that version has no PreCloudInitIso to call, as in KubeVirt
+		}
 		in, err := json.Marshal(toKubeVirtCloudInit(src, volume, d))
 		if err != nil {
 			return d, err
