@@ -18,6 +18,7 @@ import (
 // and network data, each as text, base64 or a Secret.
 type cloudInitSource struct {
 	kind                              string // the volume source's field name
+	dataSource                        string // KubeVirt's name for it in a hook's CloudInitData
 	userData, userDataBase64          string
 	networkData, networkDataBase64    string
 	userDataSecret, networkDataSecret string
@@ -26,7 +27,7 @@ type cloudInitSource struct {
 }
 
 func noCloudSource(s *v1.CloudInitNoCloudSource) cloudInitSource {
-	return cloudInitSource{kind: "cloudInitNoCloud",
+	return cloudInitSource{kind: "cloudInitNoCloud", dataSource: "noCloud",
 		userData: s.UserData, userDataBase64: s.UserDataBase64, userDataSecret: refName(s.UserDataSecretRef),
 		networkData: s.NetworkData, networkDataBase64: s.NetworkDataBase64, networkDataSecret: refName(s.NetworkDataSecretRef),
 		publicKeys: func(m *v1.SSHPublicKeyAccessCredentialPropagationMethod) bool { return m.NoCloud != nil },
@@ -34,7 +35,7 @@ func noCloudSource(s *v1.CloudInitNoCloudSource) cloudInitSource {
 }
 
 func configDriveSource(s *v1.CloudInitConfigDriveSource) cloudInitSource {
-	return cloudInitSource{kind: "cloudInitConfigDrive",
+	return cloudInitSource{kind: "cloudInitConfigDrive", dataSource: "configDrive",
 		userData: s.UserData, userDataBase64: s.UserDataBase64, userDataSecret: refName(s.UserDataSecretRef),
 		networkData: s.NetworkData, networkDataBase64: s.NetworkDataBase64, networkDataSecret: refName(s.NetworkDataSecretRef),
 		publicKeys: func(m *v1.SSHPublicKeyAccessCredentialPropagationMethod) bool { return m.ConfigDrive != nil },
@@ -64,11 +65,18 @@ func cloudInitData(vmi *v1.VirtualMachineInstance, src cloudInitSource, secrets 
 	if data.PublicKeys, err = publicKeys(vmi, src, secrets); err != nil {
 		return data, err
 	}
-	if data.UserData, err = cloudInitPart(src.kind, "userData", src.userData, src.userDataBase64, src.userDataSecret, secrets, "userdata", "userData"); err != nil {
-		return data, err
-	}
-	data.NetworkData, err = cloudInitPart(src.kind, "networkData", src.networkData, src.networkDataBase64, src.networkDataSecret, secrets, "networkdata", "networkData")
+	data.UserData, data.NetworkData, err = src.userAndNetworkData(secrets)
 	return data, err
+}
+
+// userAndNetworkData are the source's user data and network data, each from its text, base64
+// or Secret.
+func (src cloudInitSource) userAndNetworkData(secrets secretReader) (user, network []byte, err error) {
+	if user, err = cloudInitPart(src.kind, "userData", src.userData, src.userDataBase64, src.userDataSecret, secrets, "userdata", "userData"); err != nil {
+		return nil, nil, err
+	}
+	network, err = cloudInitPart(src.kind, "networkData", src.networkData, src.networkDataBase64, src.networkDataSecret, secrets, "networkdata", "networkData")
+	return user, network, err
 }
 
 // publicKeys are the keys of every accessCredentials Secret propagated through this kind of

@@ -43,16 +43,14 @@ type configDriveMetaData struct {
 
 // toKubeVirtCloudInit is the data of a cloud-init volume as a hook gets it.
 func toKubeVirtCloudInit(src cloudInitSource, volume string, d CloudInitData) kubeVirtCloudInit {
-	out := kubeVirtCloudInit{UserData: string(d.UserData), NetworkData: string(d.NetworkData), VolumeName: volume}
-	if src.kind == "cloudInitConfigDrive" {
-		out.DataSource = "configDrive"
+	out := kubeVirtCloudInit{DataSource: src.dataSource, UserData: string(d.UserData), NetworkData: string(d.NetworkData), VolumeName: volume}
+	if src.dataSource == "configDrive" {
 		out.ConfigDriveMetaData = &configDriveMetaData{InstanceID: d.InstanceID, UUID: d.InstanceID,
 			LocalHostname: d.Hostname, Hostname: d.Hostname, PublicSSHKeys: d.PublicKeys}
 		if len(d.Devices) > 0 {
 			out.DevicesData, out.ConfigDriveMetaData.Devices = &d.Devices, &d.Devices
 		}
 	} else {
-		out.DataSource = "noCloud"
 		out.NoCloudMetaData = &noCloudMetaData{InstanceID: d.InstanceID, LocalHostname: d.Hostname, PublicSSHKeys: d.PublicKeys}
 	}
 	return out
@@ -70,12 +68,8 @@ func fromKubeVirtCloudInit(src cloudInitSource, d CloudInitData, res hooks.Cloud
 		noSecrets := func(name string) (map[string][]byte, error) {
 			return nil, fmt.Errorf("secret %q: a hook's cloud-init data cannot name secrets", name)
 		}
-		s := noCloudSource(&legacy)
 		var err error
-		if d.UserData, err = cloudInitPart(src.kind, "userData", s.userData, s.userDataBase64, s.userDataSecret, noSecrets, "userdata", "userData"); err != nil {
-			return d, err
-		}
-		d.NetworkData, err = cloudInitPart(src.kind, "networkData", s.networkData, s.networkDataBase64, s.networkDataSecret, noSecrets, "networkdata", "networkData")
+		d.UserData, d.NetworkData, err = noCloudSource(&legacy).userAndNetworkData(noSecrets)
 		return d, err
 	}
 	if len(res.Data) == 0 {
@@ -86,10 +80,10 @@ func fromKubeVirtCloudInit(src cloudInitSource, d CloudInitData, res hooks.Cloud
 		return d, fmt.Errorf("cloud-init data: %w", err)
 	}
 	d.UserData, d.NetworkData = bytesOrNil(kv.UserData), bytesOrNil(kv.NetworkData)
-	if m := kv.NoCloudMetaData; m != nil && src.kind == "cloudInitNoCloud" {
+	if m := kv.NoCloudMetaData; m != nil && src.dataSource == "noCloud" {
 		d.InstanceID, d.Hostname, d.PublicKeys = cmp.Or(m.InstanceID, d.InstanceID), cmp.Or(m.LocalHostname, d.Hostname), m.PublicSSHKeys
 	}
-	if m := kv.ConfigDriveMetaData; m != nil && src.kind == "cloudInitConfigDrive" {
+	if m := kv.ConfigDriveMetaData; m != nil && src.dataSource == "configDrive" {
 		d.InstanceID, d.Hostname, d.PublicKeys = cmp.Or(m.InstanceID, d.InstanceID), cmp.Or(m.LocalHostname, d.Hostname), m.PublicSSHKeys
 	}
 	if kv.DevicesData != nil {
