@@ -49,12 +49,16 @@ func hookSidecars(vmi *v1.VirtualMachineInstance, shimImage string) []corev1.Con
 		if cm := sc.ConfigMap; cm != nil {
 			c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: hooks.ScriptVolume(i), MountPath: cm.HookPath, SubPath: cm.Key, ReadOnly: true})
 		}
+		if pvc := sc.PVC; pvc != nil {
+			c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: hooks.ClaimVolume(i), MountPath: pvc.VolumePath})
+		}
 		out = append(out, sidecar(c))
 	}
 	return out
 }
 
-// hookSidecarVolumes are the sockets' emptyDir and each sidecar's script, executable.
+// hookSidecarVolumes are the sockets' emptyDir, each sidecar's script, executable, and each
+// sidecar's claim.
 func hookSidecarVolumes(vmi *v1.VirtualMachineInstance) []corev1.Volume {
 	list, err := hooks.Sidecars(vmi.Annotations)
 	if err != nil || len(list) == 0 {
@@ -69,6 +73,23 @@ func hookSidecarVolumes(vmi *v1.VirtualMachineInstance) []corev1.Volume {
 				DefaultMode:          ptr.To(int32(0o755)),
 			}}})
 		}
+		if pvc := sc.PVC; pvc != nil {
+			volumes = append(volumes, corev1.Volume{Name: hooks.ClaimVolume(i), VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: pvc.Name}}})
+		}
 	}
 	return volumes
+}
+
+// hookSidecarComputeMounts put each sidecar claim with a sharedComputePath in the compute
+// container too, where QEMU opens what the hook points the domain at.
+func hookSidecarComputeMounts(vmi *v1.VirtualMachineInstance) []corev1.VolumeMount {
+	list, _ := hooks.Sidecars(vmi.Annotations)
+	var mounts []corev1.VolumeMount
+	for i, sc := range list {
+		if sc.PVC != nil && sc.PVC.SharedComputePath != "" {
+			mounts = append(mounts, corev1.VolumeMount{Name: hooks.ClaimVolume(i), MountPath: sc.PVC.SharedComputePath})
+		}
+	}
+	return mounts
 }

@@ -22,10 +22,6 @@ const (
 	toolsDir    = "/var/run/vmctl-tools"
 	toolsVolume = "tools"
 	toolsBinary = toolsDir + "/virt-launcher"
-	// secretsDir is where the compute container mounts the Secrets cloud-init reads.
-	secretsDir = "/var/run/kubevirt-secrets"
-	// configDir is where it mounts configMap, secret, serviceAccount and downwardAPI volumes.
-	configDir = "/var/run/kubevirt-config"
 )
 
 // podSecurityContext makes every container of the pod run as the launcher's unprivileged user
@@ -72,7 +68,7 @@ func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 	// Secret's mount, which the kubelet keeps current, so an edited Secret reaches the guest.
 	secrets := v1.SecretsOf(&vmi.Spec)
 	mount := func(secret string) string {
-		return path.Join(secretsDir, secretVolume(slices.Index(secrets, secret)))
+		return path.Join(layout.SecretsDir, secretVolume(slices.Index(secrets, secret)))
 	}
 	for _, cred := range vmi.Spec.AccessCredentials {
 		if k := cred.SSHPublicKey; k != nil && k.Source.Secret != nil && k.PropagationMethod.QemuGuestAgent != nil && len(k.PropagationMethod.QemuGuestAgent.Users) > 0 {
@@ -156,7 +152,8 @@ func secretVolume(i int) string { return fmt.Sprintf("secret-%d", i+1) }
 func pvcVolume(volume string) string { return "pvc-" + volume }
 
 // computeMounts put each PVC with a file system where its volume's disk files go (a
-// block-mode one is a device: blockDevices), and each hostDisk's directory.
+// block-mode one is a device: blockDevices), each hostDisk's directory, and the hook
+// sidecars' claims shared with compute.
 func computeMounts(vmi *v1.VirtualMachineInstance, block map[string]bool) []corev1.VolumeMount {
 	mounts := []corev1.VolumeMount{privateMount}
 	for _, vol := range vmi.Spec.Volumes {
@@ -165,22 +162,22 @@ func computeMounts(vmi *v1.VirtualMachineInstance, block map[string]bool) []core
 		}
 	}
 	mounts = append(mounts, hostDiskMounts(vmi)...)
+	mounts = append(mounts, hookSidecarComputeMounts(vmi)...)
 	for _, vol := range vmi.Spec.Volumes {
 		if _, ok := configVolumeSource(vol); ok {
-			mounts = append(mounts, corev1.VolumeMount{Name: layout.ConfigVolume(vol.Name), MountPath: path.Join(configDir, vol.Name), ReadOnly: true})
+			mounts = append(mounts, corev1.VolumeMount{Name: layout.ConfigVolume(vol.Name), MountPath: path.Join(layout.ConfigVolumesDir, vol.Name), ReadOnly: true})
 		}
 	}
 	if vmi.Spec.KeepsState() {
 		mounts = append(mounts, corev1.VolumeMount{Name: layout.VMStateVolume, MountPath: layout.VMStateDir})
 	}
 	if _, ok := hugepageSize(vmi); ok {
-		// libvirt finds hugetlbfs mounts in /proc/mounts.
-		mounts = append(mounts, corev1.VolumeMount{Name: hugepagesVolume, MountPath: "/dev/hugepages"})
+		mounts = append(mounts, corev1.VolumeMount{Name: hugepagesVolume, MountPath: layout.HugepagesDir})
 	}
 	// The kubelet sets up only the volumes a container mounts; virt-handler reads these
 	// through the kubelet's directory, the launcher those whose keys go through the guest agent.
 	for i := range v1.SecretsOf(&vmi.Spec) {
-		mounts = append(mounts, corev1.VolumeMount{Name: secretVolume(i), MountPath: path.Join(secretsDir, secretVolume(i)), ReadOnly: true})
+		mounts = append(mounts, corev1.VolumeMount{Name: secretVolume(i), MountPath: path.Join(layout.SecretsDir, secretVolume(i)), ReadOnly: true})
 	}
 	return mounts
 }

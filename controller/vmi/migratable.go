@@ -9,11 +9,13 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/pkg/hooks"
 )
 
 // liveMigratable is the instance's LiveMigratable condition, as KubeVirt words it: False when
 // a disk cannot follow the guest (a PVC not ReadWriteMany, which only one node may mount; a
-// hostDisk not marked shared; a persistent TPM's or EFI store's claim) or an interface cannot (bridge binding on the pod network, whose
+// hostDisk not marked shared; a persistent TPM's or EFI store's claim; a hook sidecar's claim
+// not ReadWriteMany) or an interface cannot (bridge binding on the pod network, whose
 // address belongs to the pod; SR-IOV, a device of one node). containerDisks, emptyDisks and
 // ephemeral disks are copied with the memory (block migration); config disks are made again.
 func liveMigratable(vmi *v1.VirtualMachineInstance, pvcs corelisters.PersistentVolumeClaimLister) v1.VirtualMachineInstanceCondition {
@@ -35,20 +37,26 @@ func liveMigratable(vmi *v1.VirtualMachineInstance, pvcs corelisters.PersistentV
 				"cannot migrate VMI with an SR-IOV interface (%s): its device belongs to one node", iface.Name)
 		}
 	}
+	var claims []string
 	for _, vol := range vmi.Spec.Volumes {
-		claim := ""
 		switch {
 		case vol.PersistentVolumeClaim != nil:
-			claim = vol.PersistentVolumeClaim.ClaimName
+			claims = append(claims, vol.PersistentVolumeClaim.ClaimName)
 		case vol.DataVolume != nil:
-			claim = vol.DataVolume.Name // CDI names the PVC after its DataVolume
+			claims = append(claims, vol.DataVolume.Name) // CDI names the PVC after its DataVolume
 		case vol.HostDisk != nil && (vol.HostDisk.Shared == nil || !*vol.HostDisk.Shared):
 			return notMigratable(v1.VirtualMachineInstanceReasonDisksNotMigratable,
 				"cannot migrate VMI: hostDisk %s is not shared (set shared: true when its path is on storage every node sees)", vol.Name)
 		}
-		if claim == "" {
-			continue
+	}
+	// The target pod mounts the hook sidecars' claims too.
+	sidecars, _ := hooks.Sidecars(vmi.Annotations)
+	for _, sc := range sidecars {
+		if sc.PVC != nil {
+			claims = append(claims, sc.PVC.Name)
 		}
+	}
+	for _, claim := range claims {
 		pvc, err := pvcs.PersistentVolumeClaims(vmi.Namespace).Get(claim)
 		switch {
 		case apierrors.IsNotFound(err):

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/pkg/hooks"
 )
 
 func TestLiveMigratable(t *testing.T) {
@@ -33,6 +34,11 @@ func TestLiveMigratable(t *testing.T) {
 	claim := func(name string) v1.VolumeSource {
 		return v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: name}}
 	}
+	sidecarClaim := func(name string) *v1.VirtualMachineInstance {
+		vmi := instance(func(*v1.VirtualMachineInstanceSpec) {})
+		vmi.Annotations = map[string]string{hooks.SidecarsAnnotation: `[{"image": "hook:1", "pvc": {"name": "` + name + `", "volumePath": "/data"}}]`}
+		return vmi
+	}
 	tests := []struct {
 		name       string
 		vmi        *v1.VirtualMachineInstance
@@ -52,6 +58,8 @@ func TestLiveMigratable(t *testing.T) {
 		}), v1.VirtualMachineInstanceReasonInterfaceNotMigratable, "does not use masquerade"},
 		{"a persistent TPM", instance(func(s *v1.VirtualMachineInstanceSpec) { s.Domain.Devices.TPM = &v1.TPMDevice{Persistent: ptr.To(true)} }),
 			v1.VirtualMachineInstanceReasonDisksNotMigratable, "persistent TPM or EFI state (PVC persistent-state-for-vm) is not shared"},
+		{"a hook sidecar's ReadWriteOnce claim", sidecarClaim("local"), v1.VirtualMachineInstanceReasonDisksNotMigratable, "PVC local is not shared"},
+		{"a hook sidecar's ReadWriteMany claim", sidecarClaim("shared"), "", ""},
 		{"a TPM without persistence", instance(func(s *v1.VirtualMachineInstanceSpec) { s.Domain.Devices.TPM = &v1.TPMDevice{} }), "", ""},
 		{"bridge on a secondary network", instance(func(s *v1.VirtualMachineInstanceSpec) {
 			s.Networks = append(s.Networks, v1.Network{Name: "lan", NetworkSource: v1.NetworkSource{Multus: &v1.MultusNetwork{NetworkName: "lan"}}})

@@ -63,6 +63,13 @@ const (
 	// (BlockDevice): a directory of its own, so no volume name can clash with /dev's entries.
 	BlockDevicesDir = "/dev/vmi-disks"
 
+	// SecretsDir is where the compute container mounts the Secrets cloud-init and the guest
+	// agent read; ConfigVolumesDir its configMap, secret, serviceAccount and downwardAPI
+	// volumes; HugepagesDir a guest's huge pages (libvirt finds it in /proc/mounts).
+	SecretsDir       = "/var/run/kubevirt-secrets"
+	ConfigVolumesDir = "/var/run/kubevirt-config"
+	HugepagesDir     = "/dev/hugepages"
+
 	// NetworkReadyRel appears once the launcher serves DHCP on the bridge virt-handler made:
 	// the handler starts the domain only then, so the guest's first DHCP request is answered.
 	NetworkReadyRel = "network-ready"
@@ -140,6 +147,12 @@ func HostDiskDir(volume string) string { return path.Join(HostDisksDir, volume) 
 
 // BlockDevice is where the compute container gets a block-mode claim's device.
 func BlockDevice(volume string) string { return path.Join(BlockDevicesDir, volume) }
+
+// ComputeDirs are the compute container's own mount points: a volume the user mounts there
+// (a hook sidecar's sharedComputePath) must stay clear of them.
+func ComputeDirs() []string {
+	return []string{PrivateDir, SecretsDir, ConfigVolumesDir, VMStateDir, HostDisksDir, BlockDevicesDir, HugepagesDir}
+}
 
 // InPod is a path relative to the private directory as the pod's containers see it.
 func InPod(rel string) string { return path.Join(PrivateDir, rel) }

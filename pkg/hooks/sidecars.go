@@ -30,7 +30,9 @@ type Sidecar struct {
 	// ConfigMap puts one key of a ConfigMap at HookPath in the sidecar, executable: the hook
 	// the sidecar-shim runs (/usr/bin/onDefineDomain, /usr/bin/preCloudInitIso).
 	ConfigMap *ConfigMap `json:"configMap,omitempty"`
-	// PVC gives the sidecar a claim (KubeVirt's); refused by virt-api here.
+	// PVC mounts a claim in the sidecar at VolumePath and, with SharedComputePath, in the
+	// compute container too: files the hook puts in the domain (a firmware, a wrapper of
+	// QEMU, a disk image) that QEMU then opens.
 	PVC *PVC `json:"pvc,omitempty"`
 }
 
@@ -41,7 +43,7 @@ type ConfigMap struct {
 	HookPath string `json:"hookPath"`
 }
 
-// PVC is a claim mounted in a sidecar.
+// PVC is a claim mounted in a sidecar (KubeVirt's field names).
 type PVC struct {
 	Name              string `json:"name"`
 	VolumePath        string `json:"volumePath"`
@@ -72,3 +74,6 @@ func ContainerName(i int) string { return fmt.Sprintf("hook-sidecar-%d", i) }
 
 // ScriptVolume is the pod volume of the i-th sidecar's ConfigMap.
 func ScriptVolume(i int) string { return fmt.Sprintf("hook-sidecar-%d-script", i) }
+
+// ClaimVolume is the pod volume of the i-th sidecar's claim.
+func ClaimVolume(i int) string { return fmt.Sprintf("hook-sidecar-%d-claim", i) }

@@ -3,9 +3,13 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -76,5 +80,46 @@ func TestHookSidecarsRewriteTheDomain(t *testing.T) {
 	}
 	if images["hook-sidecar-0"] != "vmctl/example-hook-sidecar:devel" || images["hook-sidecar-1"] != "vmctl/sidecar-shim:devel" {
 		t.Errorf("hook sidecar containers %v, want hook-sidecar-0 the example image, hook-sidecar-1 the sidecar-shim", images)
+	}
+}
+
+// imageDiskScript is a hook that gives the guest a disk of an image its claim holds, as
+// KubeVirt's debug-tools example brings a QEMU wrapper: the sidecar reads which image from the
+// claim at its volumePath, and QEMU opens the image where compute mounts the same claim.
+const imageDiskScript = `#!/bin/sh
+# onDefineDomain --vmi <instance JSON> --domain <domain XML>: one more disk, read-only.
+image=$(cat /hook-data/image-name)
+disk="<disk type='file' device='disk'><driver name='qemu' type='raw'/><source file='/var/run/hook-data/$image'/><target dev='vdz' bus='virtio'/><readonly/></disk>"
+echo "$4" | sed "s|</devices>|$disk</devices>|"
+`
+
+// TestAHookSidecarsClaimIsSharedWithCompute: a hook sidecar's pvc (KubeVirt's volumePath and
+// sharedComputePath) is mounted in the sidecar and in the compute container: the hook names
+// an image from the claim, and the guest reads that image as a disk. The claim is not
+// ReadWriteMany, so the instance says it cannot migrate.
+func TestAHookSidecarsClaimIsSharedWithCompute(t *testing.T) {
+	f := framework.New(t)
+	f.CreateObjects(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hook-script"}, Data: map[string]string{"disk.sh": imageDiskScript}})
+	f.CreateObjects(f.FilesClaim("hook-data", resource.MustParse("16Mi"), func(dir string) {
+		writeSeedISO(t, filepath.Join(dir, "tools.iso"), "HOOKCLAIM", "hello.txt", "from the sidecar's claim\n")
+		if err := os.WriteFile(filepath.Join(dir, "image-name"), []byte("tools.iso\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}))
+	f.CreateVMI(&v1.VirtualMachineInstance{
+		ObjectMeta: metav1.ObjectMeta{Name: "claimed", Annotations: map[string]string{
+			"hooks.kubevirt.io/hookSidecars": `[{"args": ["--version", "v1alpha2"],
+				"pvc": {"name": "hook-data", "volumePath": "/hook-data", "sharedComputePath": "/var/run/hook-data"},
+				"configMap": {"name": "hook-script", "key": "disk.sh", "hookPath": "/usr/bin/onDefineDomain"}}]`,
+		}},
+		Spec: framework.TestGuestSpec("claimed"),
+	})
+	vmi := f.WaitVMIPhase("claimed", v1.Running, bootTimeout)
+
+	if listed := guestCGI(t, f, vmi, "isofiles"); lineWith(listed, "label=HOOKCLAIM") == "" || lineWith(listed, "hello.txt=from the sidecar's claim") == "" {
+		t.Errorf("the guest does not read the claim's image:\n%s", listed)
+	}
+	if c := vmi.Status.Condition(v1.VirtualMachineInstanceIsMigratable); c == nil || c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, "PVC hook-data is not shared") {
+		t.Errorf("LiveMigratable %+v, want False: the sidecar's claim is ReadWriteOnce", c)
 	}
 }

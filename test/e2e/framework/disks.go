@@ -52,12 +52,29 @@ func (f *Framework) pvDir(claim string) string {
 	return dir
 }
 
+// FilesClaim makes a claim of that name whose volume holds what fill writes in the directory
+// it is given, as a user fills a claim before a VM uses it.
+func (f *Framework) FilesClaim(name string, size resource.Quantity, fill func(dir string)) *corev1.PersistentVolumeClaim {
+	f.t.Helper()
+	dir := f.pvDir(name)
+	fill(dir)
+	return f.boundClaim(dir, name, size)
+}
+
 // boundClaim makes the claim of that name bound to a hostPath volume of dir (the local
-// cluster has no provisioner), dir and its disk.img owned by the launcher's user, as KubeVirt
+// cluster has no provisioner), dir and its files owned by the launcher's user, as KubeVirt
 // requires of volumes without ownership management.
 func (f *Framework) boundClaim(dir, name string, size resource.Quantity) *corev1.PersistentVolumeClaim {
 	f.t.Helper()
-	f.ownedByLauncher(dir, filepath.Join(dir, layout.PVCDiskFile))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	paths := []string{dir}
+	for _, e := range entries {
+		paths = append(paths, filepath.Join(dir, e.Name()))
+	}
+	f.ownedByLauncher(paths...)
 	pvc := f.ClaimOf(f.NewPV(name, size, corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}}))
 	f.CreateObjects(pvc)
 	return pvc
