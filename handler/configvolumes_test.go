@@ -1,9 +1,11 @@
 package handler
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -87,6 +89,31 @@ func TestConfigVolumesBecomeISOs(t *testing.T) {
 				if files[name] != content {
 					t.Errorf("%s = %q, want %q (files %v)", name, files[name], content, files)
 				}
+			}
+		})
+	}
+}
+
+// A secret volume spec.domain.firmware.acpi names must hold its table, header included.
+func TestACPITablesMustBeInTheirSecret(t *testing.T) {
+	vol := v1.Volume{Name: "license", VolumeSource: v1.VolumeSource{Secret: &v1.SecretVolumeSource{SecretName: "keys"}}}
+	vmi := &v1.VirtualMachineInstance{}
+	vmi.Spec.Volumes = []v1.Volume{vol}
+	vmi.Spec.Domain.Firmware = &v1.Firmware{ACPI: &v1.ACPI{MsdmNameRef: "license"}}
+	table := bytes.Repeat([]byte{'M'}, acpiHeaderSize)
+	for _, tc := range []struct {
+		name  string
+		files map[string][]byte
+		want  string
+	}{
+		{"the table", map[string][]byte{"msdm.bin": table}, ""},
+		{"another key only", map[string][]byte{"slic.bin": table}, `secret "keys" (volume "license") has no key msdm.bin`},
+		{"shorter than a header", map[string][]byte{"msdm.bin": table[:10]}, "at least 36 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := acpiTablesIn(vmi, vol, tc.files)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !isSpecError(err) || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("got %v, want %q", err, tc.want)
 			}
 		})
 	}

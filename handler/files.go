@@ -30,6 +30,9 @@ func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretRea
 			if err != nil {
 				return fmt.Errorf("volume %q: %w", vol.Name, err)
 			}
+			if err := acpiTablesIn(vmi, vol, files); err != nil {
+				return err
+			}
 			label, iso, err := configISO(vol, files)
 			if err != nil {
 				return err

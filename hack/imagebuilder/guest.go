@@ -132,6 +132,7 @@ func (b *Builder) testguestInitramfs(moduleDir, version, busybox string, extra [
 		{filepath.Join(dir, "pci.cgi"), "www/cgi-bin/pci"},
 		{filepath.Join(dir, "efivar.cgi"), "www/cgi-bin/efivar"},
 		{filepath.Join(dir, "dmi.cgi"), "www/cgi-bin/dmi"},
+		{filepath.Join(dir, "acpi.cgi"), "www/cgi-bin/acpi"},
 	} {
 		if err := fs.file(f.local, f.path, 0o755); err != nil {
 			return nil, err

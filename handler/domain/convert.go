@@ -56,6 +56,12 @@ func Convert(vmi *v1.VirtualMachineInstance, env Environment) (*libvirtxml.Domai
 	d.SysInfo = c.sysInfo(d.OS)
 	d.Devices.Controllers, d.Devices.Disks = c.disks()
 	d.Devices.Interfaces, d.QEMUCommandline = c.interfaces()
+	if args := c.acpiTables(d.OS); len(args) > 0 {
+		if d.QEMUCommandline == nil {
+			d.QEMUCommandline = &libvirtxml.DomainQEMUCommandline{}
+		}
+		d.QEMUCommandline.Args = append(d.QEMUCommandline.Args, args...)
+	}
 	if ptr.Deref(vmi.Spec.Domain.Devices.AutoattachSerialConsole, true) {
 		d.Devices.Serials, d.Devices.Consoles = c.console()
 	}

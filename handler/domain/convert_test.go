@@ -148,6 +148,11 @@ func TestConvertErrors(t *testing.T) {
 			f := PortForward{Protocol: "tcp", Port: 80, GuestPort: 80}
 			e.Interfaces["default"] = Attachment{Mode: NetworkUser, Forwards: []PortForward{f, f}}
 		}, "environment.interfaces[default].forwards[1]: Duplicate value: \"tcp/80\""},
+		{"acpi without a table", func(v *v1.VirtualMachineInstance, _ *Environment) { v.Spec.Domain.Firmware.ACPI = &v1.ACPI{} },
+			"spec.domain.firmware.acpi: Required value"},
+		{"acpi table not from a secret", func(v *v1.VirtualMachineInstance, _ *Environment) {
+			v.Spec.Domain.Firmware.ACPI = &v1.ACPI{MsdmNameRef: "root"}
+		}, `spec.domain.firmware.acpi.msdmNameRef: Invalid value: "root": must name a secret volume`},
 		{"relative serial log", func(_ *v1.VirtualMachineInstance, e *Environment) { e.SerialLogPath = "serial.log" }, "environment.serialLogPath"},
 		{"relative serial socket", func(_ *v1.VirtualMachineInstance, e *Environment) { e.SerialSocketPath = "virt-serial0" }, "environment.serialSocketPath"},
 	} {

@@ -97,6 +97,14 @@ func TestConvertFields(t *testing.T) {
 		}, func(d *libvirtxml.Domain) string {
 			return want(d.QEMUCommandline == nil && len(d.Devices.Interfaces) == 0, true)
 		}},
+		{"acpi tables from a secret: SLIC through libvirt, MSDM through QEMU", TypeQEMU, func(v *v1.VirtualMachineInstance) {
+			v.Spec.Domain.Firmware.ACPI = &v1.ACPI{SlicNameRef: "license", MsdmNameRef: "license"}
+			v.Spec.Volumes = append(v.Spec.Volumes, v1.Volume{Name: "license", VolumeSource: v1.VolumeSource{Secret: &v1.SecretVolumeSource{SecretName: "keys"}}})
+		}, func(d *libvirtxml.Domain) string {
+			args := d.QEMUCommandline.Args
+			return want(fmt.Sprint(d.OS.ACPI.Tables, args[len(args)-2:]),
+				"[{slic /var/run/kubevirt-config/license/slic.bin}] [{-acpitable} {sig=MSDM,file=/var/run/kubevirt-config/license/msdm.bin}]")
+		}},
 		{"lifecycle and acpi", TypeQEMU, nil, func(d *libvirtxml.Domain) string {
 			return want(fmt.Sprint(d.OnPoweroff, d.OnReboot, d.OnCrash, d.Features.ACPI != nil), "destroyrestartdestroytrue")
 		}},

@@ -50,6 +50,7 @@ func validateInstanceSpec(path *field.Path, spec *v1.VirtualMachineInstanceSpec,
 	errs = append(errs, domainText(path, spec)...)
 	errs = append(errs, volumeNames(path.Child("volumes"), spec.Volumes)...)
 	errs = append(errs, firmware(path.Child("domain", "firmware"), spec.Domain.Firmware)...)
+	errs = append(errs, acpiTables(path.Child("domain", "firmware", "acpi"), spec)...)
 	errs = append(errs, accessCredentials(path.Child("accessCredentials"), spec)...)
 	errs = append(errs, unsupported(path, spec)...)
 	if spec.Hostname != "" && badText(spec.Hostname) == "" { // else domainText said why

@@ -54,9 +54,6 @@ func unsupported(path *field.Path, spec *v1.VirtualMachineInstanceSpec) field.Er
 	if spec.Domain.LaunchSecurity != nil {
 		forbid(d.Child("launchSecurity"), "needs AMD SEV, which "+notOnThisNode)
 	}
-	if spec.Domain.Firmware != nil && spec.Domain.Firmware.ACPI != nil {
-		forbid(d.Child("firmware", "acpi"), "ACPI SLIC/MSDM tables "+notOnThisNode)
-	}
 	errs = append(errs, unsupportedDevices(d.Child("devices"), &spec.Domain.Devices)...)
 	errs = append(errs, unsupportedVolumes(path.Child("volumes"), spec.Volumes)...)
 	for i, n := range spec.Networks {
