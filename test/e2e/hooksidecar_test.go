@@ -100,12 +100,12 @@ echo "$4" | sed "s|</devices>|$disk</devices>|"
 func TestAHookSidecarsClaimIsSharedWithCompute(t *testing.T) {
 	f := framework.New(t)
 	f.CreateObjects(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hook-script"}, Data: map[string]string{"disk.sh": imageDiskScript}})
-	f.CreateObjects(f.FilesClaim("hook-data", resource.MustParse("16Mi"), func(dir string) {
+	f.FilesClaim("hook-data", resource.MustParse("16Mi"), func(dir string) {
 		writeSeedISO(t, filepath.Join(dir, "tools.iso"), "HOOKCLAIM", "hello.txt", "from the sidecar's claim\n")
 		if err := os.WriteFile(filepath.Join(dir, "image-name"), []byte("tools.iso\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}))
+	})
 	f.CreateVMI(&v1.VirtualMachineInstance{
 		ObjectMeta: metav1.ObjectMeta{Name: "claimed", Annotations: map[string]string{
 			"hooks.kubevirt.io/hookSidecars": `[{"args": ["--version", "v1alpha2"],

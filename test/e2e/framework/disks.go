@@ -52,8 +52,8 @@ func (f *Framework) pvDir(claim string) string {
 	return dir
 }
 
-// FilesClaim makes a claim of that name whose volume holds what fill writes in the directory
-// it is given, as a user fills a claim before a VM uses it.
+// FilesClaim creates a claim of that name whose volume holds what fill writes in the
+// directory it is given, as a user fills a claim before a VM uses it.
 func (f *Framework) FilesClaim(name string, size resource.Quantity, fill func(dir string)) *corev1.PersistentVolumeClaim {
 	f.t.Helper()
 	dir := f.pvDir(name)
