@@ -16,8 +16,8 @@ import (
 // pod: the pod could not be scheduled anyway. The instance stays Pending and says which claim
 // it waits for; the claim's creation (by the user, a StatefulSet, CDI) starts it.
 
-// claimIndex indexes instances by the claims their volumes name, and their state claim (vmstate.go),
-// "<namespace>/<claim>".
+// claimIndex indexes instances by the claims their volumes and hook sidecars name, and their
+// state claim (vmstate.go), "<namespace>/<claim>".
 const claimIndex = "vmi.claims"
 
 // indexClaims adds claimIndex to the instances' informer, once.
@@ -31,16 +31,25 @@ func indexClaims(informer cache.SharedIndexInformer) error {
 			return nil, nil
 		}
 		var keys []string
-		for i := range vmi.Spec.Volumes {
-			if pvc, ok := vmi.Spec.Volumes[i].Claim(); ok {
-				keys = append(keys, vmi.Namespace+"/"+pvc.ClaimName)
-			}
+		for _, claim := range namedClaims(vmi) {
+			keys = append(keys, vmi.Namespace+"/"+claim)
 		}
 		if vmi.Spec.KeepsState() {
 			keys = append(keys, vmi.Namespace+"/"+stateClaim(vmi))
 		}
 		return keys, nil
 	}})
+}
+
+// namedClaims are the claims the instance's volumes and hook sidecars name.
+func namedClaims(vmi *v1.VirtualMachineInstance) []string {
+	var claims []string
+	for i := range vmi.Spec.Volumes {
+		if pvc, ok := vmi.Spec.Volumes[i].Claim(); ok {
+			claims = append(claims, pvc.ClaimName)
+		}
+	}
+	return append(claims, sidecarClaims(vmi)...)
 }
 
 // enqueueClaimants queues the instances that name a claim just created.
@@ -70,17 +79,13 @@ func (c *Controller) claimChanged(oldObj, newObj any) {
 	}
 }
 
-// missingClaim is the first claim the instance's volumes name that does not exist, "" when
-// they all do.
+// missingClaim is the first claim the instance's volumes or hook sidecars name that does not
+// exist, "" when they all do.
 func (c *Controller) missingClaim(vmi *v1.VirtualMachineInstance) (string, error) {
-	for i := range vmi.Spec.Volumes {
-		pvc, ok := vmi.Spec.Volumes[i].Claim()
-		if !ok {
-			continue
-		}
-		_, err := c.pvcs.PersistentVolumeClaims(vmi.Namespace).Get(pvc.ClaimName)
+	for _, claim := range namedClaims(vmi) {
+		_, err := c.pvcs.PersistentVolumeClaims(vmi.Namespace).Get(claim)
 		if apierrors.IsNotFound(err) {
-			return pvc.ClaimName, nil
+			return claim, nil
 		}
 		if err != nil {
 			return "", err

@@ -11,6 +11,7 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/launcher/layout"
+	"github.com/vmctl/vmctl/pkg/hooks"
 )
 
 // An instance whose claim does not exist gets no launcher pod: it stays Pending, says which
@@ -73,6 +74,29 @@ func TestAnInstanceWaitsForItsClaim(t *testing.T) {
 		AccessModes: pvc.Spec.AccessModes, Capacity: pvc.Status.Capacity}}}
 	if s := f.stored().Status; !equality.Semantic.DeepEqual(s.VolumeStatus, wantVolumes) || s.RuntimeUser != layout.LauncherUID {
 		t.Errorf("volumeStatus %+v, runtimeUser %d; want %+v, %d", s.VolumeStatus, s.RuntimeUser, wantVolumes, layout.LauncherUID)
+	}
+}
+
+// A hook sidecar's claim is waited for as a volume's is.
+func TestAnInstanceWaitsForItsSidecarsClaim(t *testing.T) {
+	vmi := newInstance()
+	vmi.Annotations = map[string]string{hooks.SidecarsAnnotation: `[{"image": "hook:1", "pvc": {"name": "tools", "volumePath": "/tools"}}]`}
+	f := newFixture(t, vmi)
+	if got := f.sync(); got != "update virtualmachineinstances/status" {
+		t.Fatalf("actions: %q, want only the status write", got)
+	}
+	const want = "PVC ns/tools does not exist, waiting for it to appear"
+	if c := f.stored().Status.Condition(v1.VirtualMachineInstanceSynchronized); c == nil || c.Message != want {
+		t.Errorf("Synchronized %+v, want %q", c, want)
+	}
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tools"}}
+	_ = f.pvcs.Add(pvc)
+	f.c.enqueueClaimants(pvc)
+	if key, _ := f.c.queue.Get(); key != "ns/web" {
+		t.Fatalf("the claim's creation queued %q, want ns/web", key)
+	}
+	if got := f.sync(); got != "create pods" {
+		t.Fatalf("actions once the claim exists: %q, want the pod created", got)
 	}
 }
 

@@ -93,3 +93,16 @@ func hookSidecarComputeMounts(vmi *v1.VirtualMachineInstance) []corev1.VolumeMou
 	}
 	return mounts
 }
+
+// sidecarClaims are the claims the hook sidecars mount, which the pod needs as it needs the
+// volumes' claims.
+func sidecarClaims(vmi *v1.VirtualMachineInstance) []string {
+	list, _ := hooks.Sidecars(vmi.Annotations)
+	var claims []string
+	for _, sc := range list {
+		if sc.PVC != nil && sc.PVC.Name != "" {
+			claims = append(claims, sc.PVC.Name)
+		}
+	}
+	return claims
+}

@@ -9,7 +9,6 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
-	"github.com/vmctl/vmctl/pkg/hooks"
 )
 
 // liveMigratable is the instance's LiveMigratable condition, as KubeVirt words it: False when
@@ -50,12 +49,7 @@ func liveMigratable(vmi *v1.VirtualMachineInstance, pvcs corelisters.PersistentV
 		}
 	}
 	// The target pod mounts the hook sidecars' claims too.
-	sidecars, _ := hooks.Sidecars(vmi.Annotations)
-	for _, sc := range sidecars {
-		if sc.PVC != nil {
-			claims = append(claims, sc.PVC.Name)
-		}
-	}
+	claims = append(claims, sidecarClaims(vmi)...)
 	for _, claim := range claims {
 		pvc, err := pvcs.PersistentVolumeClaims(vmi.Namespace).Get(claim)
 		switch {
