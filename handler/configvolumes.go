@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
-	"github.com/vmctl/vmctl/handler/domain"
 	"github.com/vmctl/vmctl/launcher/layout"
 )
 
@@ -38,7 +37,7 @@ const acpiHeaderSize = 36
 // acpiTablesIn: a secret volume spec.domain.firmware.acpi names must hold its table, or QEMU
 // would fail to start saying only that a file is missing.
 func acpiTablesIn(vmi *v1.VirtualMachineInstance, vol v1.Volume, files map[string][]byte) error {
-	for _, t := range domain.ACPITables(&vmi.Spec) {
+	for _, t := range v1.ACPITables(&vmi.Spec) {
 		if t.Volume == vol.Name && vol.Secret != nil && len(files[t.Key]) < acpiHeaderSize {
 			return invalidSpec("spec.domain.firmware.acpi.%s: secret %q (volume %q) has no key %s of at least %d bytes: the %s table, its header included",
 				t.Field, vol.Secret.SecretName, vol.Name, t.Key, acpiHeaderSize, t.Signature)

@@ -10,33 +10,8 @@ import (
 	"github.com/vmctl/vmctl/launcher/layout"
 )
 
-// ACPITable is one table of spec.domain.firmware.acpi: the secret volume that holds it and
-// the key it is under (KubeVirt's slic.bin, msdm.bin: the whole table, header included).
-type ACPITable struct {
-	Field     string // slicNameRef or msdmNameRef
-	Signature string // SLIC or MSDM
-	Volume    string
-	Key       string
-}
-
-// ACPITables are the tables the instance asks for, SLIC first.
-func ACPITables(spec *v1.VirtualMachineInstanceSpec) []ACPITable {
-	fw := spec.Domain.Firmware
-	if fw == nil || fw.ACPI == nil {
-		return nil
-	}
-	var tables []ACPITable
-	if ref := fw.ACPI.SlicNameRef; ref != "" {
-		tables = append(tables, ACPITable{Field: "slicNameRef", Signature: "SLIC", Volume: ref, Key: "slic.bin"})
-	}
-	if ref := fw.ACPI.MsdmNameRef; ref != "" {
-		tables = append(tables, ACPITable{Field: "msdmNameRef", Signature: "MSDM", Volume: ref, Key: "msdm.bin"})
-	}
-	return tables
-}
-
-// File is where the compute container has the table: in its secret volume's mount.
-func (t ACPITable) File() string { return path.Join(layout.ConfigVolumesDir, t.Volume, t.Key) }
+// acpiFile is where the compute container has a table: in its secret volume's mount.
+func acpiFile(t v1.ACPITable) string { return path.Join(layout.ConfigVolumesDir, t.Volume, t.Key) }
 
 var acpiPath = domainPath.Child("firmware", "acpi")
 
@@ -48,7 +23,7 @@ func (c *converter) acpiTables(os *libvirtxml.DomainOS) []libvirtxml.DomainQEMUC
 	if fw := c.vmi.Spec.Domain.Firmware; fw == nil || fw.ACPI == nil {
 		return nil
 	}
-	tables := ACPITables(&c.vmi.Spec)
+	tables := v1.ACPITables(&c.vmi.Spec)
 	if len(tables) == 0 {
 		c.fail(field.Required(acpiPath, "slicNameRef or msdmNameRef: the secret volume holding the table"))
 		return nil
@@ -61,10 +36,10 @@ func (c *converter) acpiTables(os *libvirtxml.DomainOS) []libvirtxml.DomainQEMUC
 		}
 		switch t.Signature {
 		case "SLIC":
-			os.ACPI = &libvirtxml.DomainACPI{Tables: []libvirtxml.DomainACPITable{{Type: "slic", Path: t.File()}}}
+			os.ACPI = &libvirtxml.DomainACPI{Tables: []libvirtxml.DomainACPITable{{Type: "slic", Path: acpiFile(t)}}}
 		default:
 			args = append(args, libvirtxml.DomainQEMUCommandlineArg{Value: "-acpitable"},
-				libvirtxml.DomainQEMUCommandlineArg{Value: "sig=" + t.Signature + ",file=" + t.File()})
+				libvirtxml.DomainQEMUCommandlineArg{Value: "sig=" + t.Signature + ",file=" + acpiFile(t)})
 		}
 	}
 	return args

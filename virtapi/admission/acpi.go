@@ -15,26 +15,20 @@ func acpiTables(p *field.Path, spec *v1.VirtualMachineInstanceSpec) field.ErrorL
 	if fw == nil || fw.ACPI == nil {
 		return nil
 	}
-	if fw.ACPI.SlicNameRef == "" && fw.ACPI.MsdmNameRef == "" {
+	tables := v1.ACPITables(spec)
+	if len(tables) == 0 {
 		return field.ErrorList{field.Required(p, "slicNameRef or msdmNameRef: the secret volume holding the table")}
 	}
 	var errs field.ErrorList
-	for _, t := range []struct{ field, ref, key string }{
-		{"slicNameRef", fw.ACPI.SlicNameRef, "slic.bin"},
-		{"msdmNameRef", fw.ACPI.MsdmNameRef, "msdm.bin"},
-	} {
-		if t.ref == "" {
-			continue
-		}
-		name, ref := t.field, t.ref
-		i := slices.IndexFunc(spec.Volumes, func(v v1.Volume) bool { return v.Name == ref })
+	for _, t := range tables {
+		i := slices.IndexFunc(spec.Volumes, func(v v1.Volume) bool { return v.Name == t.Volume })
 		switch {
 		case i < 0:
-			e := field.NotFound(p.Child(name), ref)
+			e := field.NotFound(p.Child(t.Field), t.Volume)
 			e.Detail = "does not have a matching volume in spec.volumes"
 			errs = append(errs, e)
 		case spec.Volumes[i].Secret == nil:
-			errs = append(errs, field.Invalid(p.Child(name), ref, "must name a secret volume: the table is its secret's "+t.key))
+			errs = append(errs, field.Invalid(p.Child(t.Field), t.Volume, "must name a secret volume: the table is its secret's "+t.Key))
 		}
 	}
 	return errs
