@@ -114,7 +114,11 @@ func (f *fixture) writes() []string {
 		if a.GetVerb() == "get" || a.GetVerb() == "list" || a.GetVerb() == "watch" {
 			continue
 		}
-		out = append(out, a.GetVerb()+" "+a.GetResource().Resource+"/"+a.GetSubresource())
+		w := a.GetVerb() + " " + a.GetResource().Resource
+		if sub := a.GetSubresource(); sub != "" {
+			w += "/" + sub
+		}
+		out = append(out, w)
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
+	"github.com/vmctl/vmctl/pkg/vmistatus"
 )
 
 // sync brings one instance's domain in line with its phase and reports the domain back:
@@ -233,7 +234,7 @@ func (c *Controller) updateStatus(ctx context.Context, cached, vmi *v1.VirtualMa
 		// and the watch event of that write syncs the instance again.
 		return nil
 	}
-	_, err := c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{})
+	_, err := vmistatus.Write(ctx, c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace), vmi, false)
 	if err == nil {
 		c.written.Wrote(key, cached.ResourceVersion)
 	}

@@ -47,7 +47,7 @@ func TestSyncDefinesAndStartsOnce(t *testing.T) {
 	vmi.ResourceVersion = "1" // the version the status write replaces (fakes set none)
 	f := newFixture(t, vmi, newPod(vmi)).withOverlay()
 
-	if got, want := f.sync(), []string{"update virtualmachineinstances/status"}; !slices.Equal(got, want) {
+	if got, want := f.sync(), []string{"patch virtualmachineinstances"}; !slices.Equal(got, want) {
 		t.Fatalf("writes = %v, want %v", got, want)
 	}
 	if d, s := f.lv.counts(); d != 1 || s != 1 {

@@ -77,7 +77,10 @@ func exposedLabels(ctx context.Context, c *clients, kind, name string) (map[stri
 		if err != nil {
 			return nil, err
 		}
-		labels = vmi.Labels
+		// Its node label is no launcher pod's (and changes when the guest migrates), as in
+		// KubeVirt's expose.
+		labels = maps.Clone(vmi.Labels)
+		delete(labels, v1.NodeNameLabel)
 	case "virtualmachineinstancereplicaset", "virtualmachineinstancereplicasets", "vmirs", "vmirss":
 		rs, err := c.Virt.KubevirtV1().VirtualMachineInstanceReplicaSets(c.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/api/migrations/v1alpha1"
 	"github.com/vmctl/vmctl/controller"
+	"github.com/vmctl/vmctl/pkg/vmistatus"
 )
 
 // Event reasons, as KubeVirt records them.
@@ -225,7 +226,7 @@ func (c *Controller) handOver(ctx context.Context, m *v1.VirtualMachineInstanceM
 // writeInstanceStatus writes the status of an instance changed from its cached copy, and
 // remembers that the copy is stale.
 func (c *Controller) writeInstanceStatus(ctx context.Context, vmi *v1.VirtualMachineInstance) error {
-	if _, err := c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
+	if _, err := vmistatus.Write(ctx, c.virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace), vmi, false); err != nil {
 		return err
 	}
 	c.written.Wrote(vmi.Namespace+"/"+vmi.Name, vmi.ResourceVersion)

@@ -23,7 +23,7 @@ func TestAnInstanceWaitsForItsClaim(t *testing.T) {
 	events := f.c.recorder.(*record.FakeRecorder).Events
 	const want = "PVC ns/late does not exist, waiting for it to appear"
 
-	if got := f.sync(); got != "update virtualmachineinstances/status" {
+	if got := f.sync(); got != "patch virtualmachineinstances" {
 		t.Fatalf("actions: %q, want only the status write", got)
 	}
 	waiting := f.stored()
@@ -62,7 +62,7 @@ func TestAnInstanceWaitsForItsClaim(t *testing.T) {
 	pod.Name, pod.UID = launcherPodName(vmi), "pod-uid"
 	_ = f.pods.Add(pod)
 	f.c.expectations.CreationObserved("ns/web")
-	if got := f.sync(); got != "update virtualmachineinstances/status" {
+	if got := f.sync(); got != "patch virtualmachineinstances" {
 		t.Fatalf("actions once the pod is bound: %q", got)
 	}
 	if s := f.stored().Status; s.Phase != v1.Scheduled || len(s.Conditions) != 1 || s.Conditions[0].Type != v1.VirtualMachineInstanceIsMigratable {
@@ -82,7 +82,7 @@ func TestAnInstanceWaitsForItsSidecarsClaim(t *testing.T) {
 	vmi := newInstance()
 	vmi.Annotations = map[string]string{hooks.SidecarsAnnotation: `[{"image": "hook:1", "pvc": {"name": "tools", "volumePath": "/tools"}}]`}
 	f := newFixture(t, vmi)
-	if got := f.sync(); got != "update virtualmachineinstances/status" {
+	if got := f.sync(); got != "patch virtualmachineinstances" {
 		t.Fatalf("actions: %q, want only the status write", got)
 	}
 	const want = "PVC ns/tools does not exist, waiting for it to appear"

@@ -145,9 +145,9 @@ func TestSchedulingHold(t *testing.T) {
 		wantPhase v1.VirtualMachineInstancePhase
 	}{
 		{"pod waiting within the hold: no write", corev1.PodPending, "", time.Second, "", v1.VmPhaseUnset},
-		{"pod waiting past the hold: Scheduling", corev1.PodPending, "", 3 * time.Second, "update virtualmachineinstances/status", v1.Scheduling},
-		{"pod running within the hold: Scheduled at once", corev1.PodRunning, "node-a", time.Second, "update virtualmachineinstances/status", v1.Scheduled},
-		{"pod bound, its containers starting: Scheduled at once", corev1.PodPending, "node-a", time.Second, "update virtualmachineinstances/status", v1.Scheduled},
+		{"pod waiting past the hold: Scheduling", corev1.PodPending, "", 3 * time.Second, "patch virtualmachineinstances", v1.Scheduling},
+		{"pod running within the hold: Scheduled at once", corev1.PodRunning, "node-a", time.Second, "patch virtualmachineinstances", v1.Scheduled},
+		{"pod bound, its containers starting: Scheduled at once", corev1.PodPending, "node-a", time.Second, "patch virtualmachineinstances", v1.Scheduled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,13 +170,40 @@ func TestSyncRecordsTheNode(t *testing.T) {
 	vmi := newInstance()
 	vmi.Status.Phase = v1.Scheduling
 	f := newFixture(t, vmi, launcher(vmi, corev1.PodRunning, "node-a"))
-	// One write: node agents find their instances by status.nodeName, no label needed.
-	if got, want := f.sync(), "update virtualmachineinstances/status"; got != want {
+	// One write: the status is no subresource, so KubeVirt's label goes with the node.
+	if got, want := f.sync(), "patch virtualmachineinstances"; got != want {
 		t.Fatalf("actions: %s, want %s", got, want)
 	}
 	stored := f.stored()
-	if stored.Status.Phase != v1.Scheduled || stored.Status.NodeName != "node-a" {
-		t.Errorf("phase %s node %q, want Scheduled on node-a", stored.Status.Phase, stored.Status.NodeName)
+	if stored.Status.Phase != v1.Scheduled || stored.Status.NodeName != "node-a" || stored.Labels[v1.NodeNameLabel] != "node-a" {
+		t.Errorf("phase %s node %q label %q, want Scheduled on node-a", stored.Status.Phase, stored.Status.NodeName, stored.Labels[v1.NodeNameLabel])
+	}
+}
+
+func TestLabelNodeFollowsTheStatus(t *testing.T) {
+	tests := []struct {
+		name, node, label string
+		want              bool
+	}{
+		{"no node yet", "", "", false},
+		{"scheduled", "node-a", "", true},
+		{"already labelled", "node-a", "node-a", false},
+		{"migrated", "node-b", "node-a", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vmi := newInstance()
+			vmi.Status.NodeName = tt.node
+			if tt.label != "" {
+				vmi.Labels = map[string]string{v1.NodeNameLabel: tt.label}
+			}
+			if got := labelNode(vmi); got != tt.want {
+				t.Errorf("changed %v, want %v", got, tt.want)
+			}
+			if tt.node != "" && vmi.Labels[v1.NodeNameLabel] != tt.node {
+				t.Errorf("label %q, want %q", vmi.Labels[v1.NodeNameLabel], tt.node)
+			}
+		})
 	}
 }
 
@@ -190,7 +217,7 @@ func TestSyncReportsTheGuestsResources(t *testing.T) {
 	pod := launcher(vmi, corev1.PodRunning, "node-a")
 	pod.Status.QOSClass = corev1.PodQOSBurstable
 	f := newFixture(t, vmi, pod)
-	if got, want := f.sync(), "update virtualmachineinstances/status"; got != want {
+	if got, want := f.sync(), "patch virtualmachineinstances"; got != want {
 		t.Fatalf("actions: %s, want %s", got, want)
 	}
 	s := f.stored().Status
@@ -215,7 +242,7 @@ func TestSyncWritesNoStatusFromACopyItsWriteReplaced(t *testing.T) {
 	vmi.Status.Phase = v1.Scheduling
 	pod := launcher(vmi, corev1.PodRunning, "node-a")
 	f := newFixture(t, vmi, pod)
-	if got, want := f.sync(), "update virtualmachineinstances/status"; got != want {
+	if got, want := f.sync(), "patch virtualmachineinstances"; got != want {
 		t.Fatalf("first sync: %s, want %s", got, want)
 	}
 	failed := pod.DeepCopy()
@@ -227,7 +254,7 @@ func TestSyncWritesNoStatusFromACopyItsWriteReplaced(t *testing.T) {
 	written := f.stored().DeepCopy()
 	written.ResourceVersion = "2"
 	_ = f.vmis.Update(written)
-	if got, want := f.sync(), "update virtualmachineinstances/status"; got != want {
+	if got, want := f.sync(), "patch virtualmachineinstances"; got != want {
 		t.Errorf("sync once the cache has the written instance: %s, want %s", got, want)
 	}
 }

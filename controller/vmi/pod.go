@@ -74,13 +74,15 @@ type PodConfig struct {
 const DefaultCPUAllocationRatio = 10
 
 // RenderLauncherPod is the pod that runs an instance: owned by it, carrying its labels (so a
-// Service selecting the VM's labels reaches the guest) and its placement, sized for the guest
-// plus the launcher's overhead.
+// Service selecting the VM's labels reaches the guest) but the node label, which names the
+// node of the instance's first pod, not of a migration's target, and its placement, sized for
+// the guest plus the launcher's overhead.
 func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Pod {
 	labels := maps.Clone(vmi.Labels)
 	if labels == nil {
 		labels = map[string]string{}
 	}
+	delete(labels, v1.NodeNameLabel)
 	labels[v1.AppLabel] = v1.LauncherApp
 	labels[v1.CreatedByLabel] = string(vmi.UID)
 

@@ -17,7 +17,7 @@ import (
 
 func TestRenderLauncherPod(t *testing.T) {
 	vmi := &v1.VirtualMachineInstance{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "uid-1", Labels: map[string]string{"app": "web"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "uid-1", Labels: map[string]string{"app": "web", v1.NodeNameLabel: "node-a"}},
 		Spec: v1.VirtualMachineInstanceSpec{
 			Domain:                        v1.DomainSpec{Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}},
 			NodeSelector:                  map[string]string{"disk": "ssd"},
@@ -37,6 +37,9 @@ func TestRenderLauncherPod(t *testing.T) {
 		if pod.Labels[k] != want {
 			t.Errorf("label %s=%q, want %q", k, pod.Labels[k], want)
 		}
+	}
+	if _, ok := pod.Labels[v1.NodeNameLabel]; ok {
+		t.Error("the pod carries the instance's node label (a migration target's pod runs elsewhere)")
 	}
 	if pod.Spec.NodeSelector["disk"] != "ssd" || pod.Spec.NodeSelector[v1.SchedulableLabel] != "true" || len(pod.Spec.Tolerations) != 1 {
 		t.Errorf("placement not copied: %v %v", pod.Spec.NodeSelector, pod.Spec.Tolerations)

@@ -17,6 +17,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/controller"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
+	"github.com/vmctl/vmctl/pkg/vmistatus"
 )
 
 // Event reasons, as KubeVirt records them.
@@ -107,13 +108,29 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	// the watch event of that write syncs the instance again. (A finalizer written by this
 	// sync gave vmi the current version already.)
 	stale := vmi.ResourceVersion == cached.ResourceVersion && c.written.Stale(key, cached.ResourceVersion)
-	if !equality.Semantic.DeepEqual(cached.Status, vmi.Status) && !stale {
-		if _, err := c.virt.KubevirtV1().VirtualMachineInstances(namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
+	labelled := labelNode(vmi)
+	if (labelled || !equality.Semantic.DeepEqual(cached.Status, vmi.Status)) && !stale {
+		if _, err := vmistatus.Write(ctx, c.virt.KubevirtV1().VirtualMachineInstances(namespace), vmi, labelled); err != nil {
 			return err
 		}
 		c.written.Wrote(key, cached.ResourceVersion)
 	}
 	return syncErr
+}
+
+// labelNode puts the instance's node in KubeVirt's kubevirt.io/nodeName label, so the status
+// write that names the node writes the label too (the status is no subresource). It reports
+// whether the label changed.
+func labelNode(vmi *v1.VirtualMachineInstance) bool {
+	node := vmi.Status.NodeName
+	if node == "" || vmi.Labels[v1.NodeNameLabel] == node {
+		return false
+	}
+	if vmi.Labels == nil {
+		vmi.Labels = map[string]string{}
+	}
+	vmi.Labels[v1.NodeNameLabel] = node
+	return true
 }
 
 // launcherPods are the instance's launcher pods, newest first: those its status lists
@@ -193,8 +210,9 @@ func (c *Controller) finalize(ctx context.Context, key string, vmi *v1.VirtualMa
 	return err
 }
 
-// updateMeta writes a metadata change and returns the stored instance with the status
-// computed so far, so a later status write builds on the new resourceVersion.
+// updateMeta writes a metadata change (with the status as stored) and returns the stored
+// instance with the status computed so far, so the later status write builds on the new
+// resourceVersion.
 func (c *Controller) updateMeta(ctx context.Context, vmi *v1.VirtualMachineInstance, change func(*metav1.ObjectMeta)) (*v1.VirtualMachineInstance, error) {
 	status := vmi.Status
 	change(&vmi.ObjectMeta)

@@ -38,7 +38,7 @@ func TestAnInstanceThatKeepsStateGetsItsVMsClaim(t *testing.T) {
 			f := newFixture(t, vmi)
 			f.c.config.VMStateStorageClass = "state"
 
-			if got := f.sync(); got != "create persistentvolumeclaims, update virtualmachineinstances/status" {
+			if got := f.sync(); got != "create persistentvolumeclaims, patch virtualmachineinstances" {
 				t.Fatalf("actions: %q, want the claim created and no pod yet", got)
 			}
 			claim, err := f.kube.CoreV1().PersistentVolumeClaims("ns").Get(t.Context(), "persistent-state-for-web", metav1.GetOptions{})

@@ -38,6 +38,11 @@ func TestKubectlGetVMFollowsAStartStopCycle(t *testing.T) {
 	if out := f.Kubectl("get", "vmi", "cycle", "-o", "wide"); !strings.Contains(out, "LIVE-MIGRATABLE") || !strings.Contains(out, "PAUSED") {
 		t.Errorf("kubectl get vmi -o wide:\n%s\nwant LIVE-MIGRATABLE and PAUSED columns", out)
 	}
+	// KubeVirt's node label, by which users list a node's instances.
+	node := f.Kubectl("get", "vmi", "cycle", "-o", "jsonpath={.status.nodeName}")
+	if out := f.Kubectl("get", "vmi", "-l", "kubevirt.io/nodeName="+node, "-o", "name"); node == "" || !strings.Contains(out, "virtualmachineinstance.kubevirt.io/cycle") {
+		t.Errorf("kubectl get vmi -l kubevirt.io/nodeName=%s:\n%s\nwant the instance", node, out)
+	}
 
 	f.SetRunStrategy("cycle", v1.RunStrategyHalted)
 	f.WaitVMStatus("cycle", v1.VirtualMachineStatusStopped, 2*time.Minute)

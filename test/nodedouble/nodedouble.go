@@ -384,7 +384,7 @@ func (d *Double) syncVMI(ctx context.Context, namespace, name string) error {
 	now := metav1.Now()
 	vmi.Status.SetPhase(v1.Running, "", now)
 	vmi.Status.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue}, now)
-	_, err = d.virt.KubevirtV1().VirtualMachineInstances(namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{})
+	_, err = d.virt.KubevirtV1().VirtualMachineInstances(namespace).Update(ctx, vmi, metav1.UpdateOptions{})
 	return err
 }
 
@@ -421,7 +421,7 @@ func (d *Double) end(ctx context.Context, namespace, name string, phase v1.Virtu
 		vmi.Status.SetPhase(phase, reason, now)
 		vmi.Status.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady,
 			Status: corev1.ConditionFalse, Reason: reason}, now)
-		ended, err = vmis.UpdateStatus(ctx, vmi, metav1.UpdateOptions{})
+		ended, err = vmis.Update(ctx, vmi, metav1.UpdateOptions{})
 		return err
 	})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/pkg/launcherpods"
+	"github.com/vmctl/vmctl/pkg/vmistatus"
 )
 
 // Evictions intercepts evictions of launcher pods (kubectl drain) that must not simply end
@@ -127,7 +128,7 @@ func (e *Evictions) markEvacuation(ctx context.Context, vmi *v1.VirtualMachineIn
 			return nil
 		}
 		vmi.Status.EvacuationNodeName = node
-		_, err := e.Virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).UpdateStatus(ctx, vmi, metav1.UpdateOptions{})
+		_, err := vmistatus.Write(ctx, e.Virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace), vmi, false)
 		if apierrors.IsConflict(err) {
 			fresh, getErr := e.Virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).Get(ctx, vmi.Name, metav1.GetOptions{})
 			if getErr != nil {

@@ -13,6 +13,9 @@ const (
 	// it to "true" with every heartbeat, virt-controller to "false" once the heartbeat is stale.
 	// Launcher pods select nodes where it is "true".
 	SchedulableLabel = "kubevirt.io/schedulable"
+	// NodeNameLabel on an instance is its node, as status.nodeName says (KubeVirt's label:
+	// `kubectl get vmi -l kubevirt.io/nodeName=NODE`). virt-controller writes both at once.
+	NodeNameLabel = "kubevirt.io/nodeName"
 	// HeartbeatAnnotation on a node is the time (RFC 3339) of its virt-handler's last heartbeat.
 	HeartbeatAnnotation = "kubevirt.io/heartbeat"
 )
@@ -22,8 +25,7 @@ const (
 const VirtualMachineInstanceFinalizer = "foregroundDeleteVirtualMachine"
 
 // NodeNameField selects instances by the node they were scheduled to (a selectable field of
-// the CRD): node agents watch their own with it. Unlike KubeVirt's kubevirt.io/nodeName
-// label it costs no extra write per instance:
+// the CRD): node agents watch their own with it.
 //
 //	kubectl get vmi --field-selector status.nodeName=NODE
 const NodeNameField = "status.nodeName"

@@ -10,11 +10,15 @@ import (
 // VirtualMachineInstance is one running (or about to run) virtual machine: a domain inside a
 // virt-launcher pod on one node.
 //
+// As in KubeVirt, the status is no subresource: virt-controller writes the phase, the node and
+// the kubevirt.io/nodeName label in one patch (pkg/vmistatus). Only the platform's service
+// accounts may change the status or that label (manifests/vmi-status-policy.yaml).
+//
 // +genclient
+// +genclient:noStatus
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +kubebuilder:object:root=true
 // +kubebuilder:storageversion
-// +kubebuilder:subresource:status
 // +kubebuilder:resource:path=virtualmachineinstances,singular=virtualmachineinstance,shortName=vmi;vmis,categories=all;kubevirt
 // +kubebuilder:selectablefield:JSONPath=".status.nodeName"
 // +kubebuilder:selectablefield:JSONPath=".status.migrationState.targetNode"

@@ -24,13 +24,16 @@ type typedClient[T object, L runtime.Object] interface {
 	Get(context.Context, string, metav1.GetOptions) (T, error)
 	List(context.Context, metav1.ListOptions) (L, error)
 	Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
-	UpdateStatus(context.Context, T, metav1.UpdateOptions) (T, error)
 	Delete(context.Context, string, metav1.DeleteOptions) error
 }
 
+// statusWriter writes an object's status: UpdateStatus, or Update for the instance, whose
+// status is no subresource (as in KubeVirt).
+type statusWriter[T object] func(context.Context, T, metav1.UpdateOptions) (T, error)
+
 // exerciseCRUD creates, gets, lists, watches, updates the status of and deletes one object,
 // checking that the status update is stored and seen by the watch.
-func exerciseCRUD[T object, L runtime.Object](t *testing.T, c typedClient[T, L], obj T, setStatus func(T), statusSet func(T) bool) {
+func exerciseCRUD[T object, L runtime.Object](t *testing.T, c typedClient[T, L], writeStatus statusWriter[T], obj T, setStatus func(T), statusSet func(T) bool) {
 	ctx := context.Background()
 	w, err := c.Watch(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -54,7 +57,7 @@ func exerciseCRUD[T object, L runtime.Object](t *testing.T, c typedClient[T, L],
 		t.Fatalf("list has %d items, want 1", n)
 	}
 	setStatus(got)
-	updated, err := c.UpdateStatus(ctx, got, metav1.UpdateOptions{})
+	updated, err := writeStatus(ctx, got, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatalf("update status: %v", err)
 	}
@@ -83,7 +86,7 @@ func expectEvents(t *testing.T, w watch.Interface, want ...watch.EventType) {
 
 func TestVirtualMachineCRUD(t *testing.T) {
 	ns := newNamespace(t)
-	exerciseCRUD(t, virt.KubevirtV1().VirtualMachines(ns), newVM("crud"),
+	exerciseCRUD(t, virt.KubevirtV1().VirtualMachines(ns), virt.KubevirtV1().VirtualMachines(ns).UpdateStatus, newVM("crud"),
 		func(vm *v1.VirtualMachine) {
 			vm.Status = v1.VirtualMachineStatus{PrintableStatus: v1.VirtualMachineStatusStopped, RunStrategy: v1.RunStrategyHalted}
 		},
@@ -92,7 +95,7 @@ func TestVirtualMachineCRUD(t *testing.T) {
 
 func TestVirtualMachineInstanceCRUD(t *testing.T) {
 	ns := newNamespace(t)
-	exerciseCRUD(t, virt.KubevirtV1().VirtualMachineInstances(ns), newVMI("crud"),
+	exerciseCRUD(t, virt.KubevirtV1().VirtualMachineInstances(ns), virt.KubevirtV1().VirtualMachineInstances(ns).Update, newVMI("crud"),
 		func(vmi *v1.VirtualMachineInstance) {
 			vmi.Status = v1.VirtualMachineInstanceStatus{Phase: v1.Scheduling, NodeName: "node-a"}
 		},
@@ -103,7 +106,7 @@ func TestVirtualMachineInstanceCRUD(t *testing.T) {
 
 func TestVirtualMachineInstanceReplicaSetCRUD(t *testing.T) {
 	ns := newNamespace(t)
-	exerciseCRUD(t, virt.KubevirtV1().VirtualMachineInstanceReplicaSets(ns), newVMIRS("crud", 2),
+	exerciseCRUD(t, virt.KubevirtV1().VirtualMachineInstanceReplicaSets(ns), virt.KubevirtV1().VirtualMachineInstanceReplicaSets(ns).UpdateStatus, newVMIRS("crud", 2),
 		func(rs *v1.VirtualMachineInstanceReplicaSet) {
 			rs.Status = v1.VirtualMachineInstanceReplicaSetStatus{Replicas: 2, ReadyReplicas: 1, LabelSelector: "rs=crud"}
 		},

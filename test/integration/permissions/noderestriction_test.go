@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -22,36 +23,45 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/pkg/vmistatus"
 )
 
 // nodeNameExtra is the user extra a pod-bound service account token carries its node in.
 const nodeNameExtra = "authentication.kubernetes.io/node-name"
 
-// TestNodeRestrictionNamesTheInstalledHandler: the policies' user name is written out in CEL,
-// which kustomize's namespace does not rewrite; it must be virt-handler's service account as
-// installed.
-func TestNodeRestrictionNamesTheInstalledHandler(t *testing.T) {
-	var handler *corev1.ServiceAccount
+// TestPoliciesNameTheInstalledServiceAccounts: the policies' user names are written out in
+// CEL, which kustomize's namespace does not rewrite; each must be a service account as
+// installed, and every policy must name virt-handler (the node restrictions hold it, the
+// status policy lets it through).
+func TestPoliciesNameTheInstalledServiceAccounts(t *testing.T) {
+	accounts := map[string]bool{}
 	var policies []*admissionregistrationv1.ValidatingAdmissionPolicy
 	for _, obj := range installed {
 		switch o := obj.(type) {
 		case *corev1.ServiceAccount:
-			if o.Name == "virt-handler" {
-				handler = o
-			}
+			accounts[serviceaccount.MakeUsername(o.Namespace, o.Name)] = true
 		case *admissionregistrationv1.ValidatingAdmissionPolicy:
 			policies = append(policies, o)
 		}
 	}
-	if handler == nil || len(policies) != 2 {
-		t.Fatalf("install lacks virt-handler's service account (%v) or its two node restriction policies (%d)", handler, len(policies))
+	if len(policies) != 3 {
+		t.Fatalf("install has %d admission policies, want the two node restrictions and the instance status policy", len(policies))
 	}
-	want := "'" + serviceaccount.MakeUsername(handler.Namespace, handler.Name) + "'"
+	named := regexp.MustCompile(`'(system:serviceaccount:[^']+)'`)
 	for _, policy := range policies {
-		if !slices.ContainsFunc(policy.Spec.MatchConditions, func(c admissionregistrationv1.MatchCondition) bool {
-			return strings.Contains(c.Expression, want)
-		}) {
-			t.Errorf("policy %s match conditions %+v do not name %s", policy.Name, policy.Spec.MatchConditions, want)
+		var names []string
+		for _, c := range policy.Spec.MatchConditions {
+			for _, m := range named.FindAllStringSubmatch(c.Expression, -1) {
+				names = append(names, m[1])
+			}
+		}
+		if !slices.Contains(names, "system:serviceaccount:kubevirt:virt-handler") {
+			t.Errorf("policy %s match conditions %+v do not name virt-handler", policy.Name, policy.Spec.MatchConditions)
+		}
+		for _, name := range names {
+			if !accounts[name] {
+				t.Errorf("policy %s names %s, which the install does not create", policy.Name, name)
+			}
 		}
 	}
 }
@@ -82,7 +92,7 @@ func TestVirtHandlerWritesOnlyItsNodesInstances(t *testing.T) {
 			return err
 		}
 		fresh.Status.Reason = "probe-" + time.Now().Format("150405.000000")
-		_, err = handler.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
+		_, err = vmistatus.Write(ctx, handler.KubevirtV1().VirtualMachineInstances(ns), fresh, false)
 		return err
 	}
 	// The apiserver loads a new policy in the background: wait until it refuses.
@@ -96,24 +106,19 @@ func TestVirtHandlerWritesOnlyItsNodesInstances(t *testing.T) {
 	if err := probe(onA); err != nil {
 		t.Errorf("status of its own node's instance: %v", err)
 	}
-	patch := []byte(`{"status":{"reason":"patched"}}`)
-	if _, err := handler.KubevirtV1().VirtualMachineInstances(ns).Patch(ctx, onA.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
-		t.Errorf("status patch of its own node's instance: %v", err)
-	}
-
 	moved, err := handler.KubevirtV1().VirtualMachineInstances(ns).Get(ctx, onA.Name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	moved.Status.NodeName = "node-b"
-	_, err = handler.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, moved, metav1.UpdateOptions{})
+	_, err = vmistatus.Write(ctx, handler.KubevirtV1().VirtualMachineInstances(ns), moved, false)
 	expectRefused(t, "moving its instance to node-b", err, `virt-handler of node node-a may not move an instance to node "node-b"`)
 
 	// An instance of node-b migrating to node-a: node-a's handler reports the target's part of
 	// the migration state, and nothing else.
 	incoming := instanceOn(t, ns, "to-a", "node-b")
 	incoming.Status.MigrationState = &v1.VirtualMachineInstanceMigrationState{MigrationUID: "m1", SourceNode: "node-b", TargetNode: "node-a", TargetPod: "p"}
-	if incoming, err = virt.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, incoming, metav1.UpdateOptions{}); err != nil {
+	if incoming, err = virt.KubevirtV1().VirtualMachineInstances(ns).Update(ctx, incoming, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -136,7 +141,7 @@ func TestVirtHandlerWritesOnlyItsNodesInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 		tc.change(&fresh.Status)
-		_, err = handler.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
+		_, err = vmistatus.Write(ctx, handler.KubevirtV1().VirtualMachineInstances(ns), fresh, false)
 		if tc.refused == "" && err != nil {
 			t.Errorf("migration target writing %s: %v", tc.what, err)
 		}
@@ -145,9 +150,15 @@ func TestVirtHandlerWritesOnlyItsNodesInstances(t *testing.T) {
 		}
 	}
 
-	_, err = handler.KubevirtV1().VirtualMachineInstances(ns).Update(ctx, moved, metav1.UpdateOptions{})
-	if !apierrors.IsForbidden(err) {
-		t.Errorf("update of the instance itself: %v, want forbidden by RBAC", err)
+	// The status is no subresource: the patch that carries it must leave the rest alone.
+	for what, patch := range map[string]string{
+		"the spec":      `{"spec":{"hostname":"hijacked"}}`,
+		"a label":       `{"metadata":{"labels":{"app":"hijacked"}}}`,
+		"an annotation": `{"metadata":{"annotations":{"a":"hijacked"}}}`,
+		"a finalizer":   `{"metadata":{"finalizers":["example.com/hijack"]}}`,
+	} {
+		_, err = handler.KubevirtV1().VirtualMachineInstances(ns).Patch(ctx, onA.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		expectRefused(t, "virt-handler changing "+what+" of its own node's instance", err, "may change only an instance's status")
 	}
 
 	unbound := handlerClient(t, handlerToken(t, ""))
@@ -156,14 +167,14 @@ func TestVirtHandlerWritesOnlyItsNodesInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh.Status.Reason = "unbound"
-	_, err = unbound.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
+	_, err = vmistatus.Write(ctx, unbound.KubevirtV1().VirtualMachineInstances(ns), fresh, false)
 	expectRefused(t, "a token bound to no pod", err, "names no node")
 
 	// Only virt-handler is restricted: the admin (and virt-controller) write any instance.
 	admin, err := virt.KubevirtV1().VirtualMachineInstances(ns).Get(ctx, onB.Name, metav1.GetOptions{})
 	if err == nil {
 		admin.Status.Reason = "admin"
-		_, err = virt.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, admin, metav1.UpdateOptions{})
+		_, err = virt.KubevirtV1().VirtualMachineInstances(ns).Update(ctx, admin, metav1.UpdateOptions{})
 	}
 	if err != nil {
 		t.Errorf("admin status update: %v", err)
@@ -185,7 +196,7 @@ func instanceOn(t *testing.T, ns, name, node string) *v1.VirtualMachineInstance 
 		t.Fatal(err)
 	}
 	vmi.Status.Phase, vmi.Status.NodeName = v1.Scheduled, node
-	if vmi, err = virt.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
+	if vmi, err = virt.KubevirtV1().VirtualMachineInstances(ns).Update(ctx, vmi, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return vmi

@@ -123,7 +123,7 @@ func TestInstanceSpecIsImmutable(t *testing.T) {
 		t.Fatalf("annotations and finalizers: %v", err)
 	}
 	updated.Status.Phase = v1.Running
-	if _, err = vmis.UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+	if _, err = vmis.Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("a status write: %v", err)
 	}
 	// Let the namespace go.

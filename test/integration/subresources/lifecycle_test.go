@@ -87,7 +87,7 @@ func runningInstance(t *testing.T, ns, node string) {
 		t.Fatal(err)
 	}
 	vmi.Status.Phase, vmi.Status.NodeName = v1.Running, node
-	if _, err := virt.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
+	if _, err := virt.KubevirtV1().VirtualMachineInstances(ns).Update(ctx, vmi, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -100,7 +100,7 @@ func reportPaused(t *testing.T, ns string) {
 		t.Fatal(err)
 	}
 	vmi.Status.Conditions = []v1.VirtualMachineInstanceCondition{{Type: v1.VirtualMachineInstancePaused, Status: corev1.ConditionTrue, Reason: handler.ReasonPausedByUser}}
-	if _, err := virt.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(ctx, vmi, metav1.UpdateOptions{}); err != nil {
+	if _, err := virt.KubevirtV1().VirtualMachineInstances(ns).Update(ctx, vmi, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -45,7 +45,7 @@ func TestMigrateCreatesOneMigration(t *testing.T) {
 	}
 	vmi := newVMI(t, vm)
 	vmi.Status.Phase, vmi.Status.NodeName = v1.Running, "node1"
-	if _, err := virt.KubevirtV1().VirtualMachineInstances(ns).UpdateStatus(context.Background(), vmi, metav1.UpdateOptions{}); err != nil {
+	if _, err := virt.KubevirtV1().VirtualMachineInstances(ns).Update(context.Background(), vmi, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 

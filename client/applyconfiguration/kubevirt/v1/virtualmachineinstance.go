@@ -23,6 +23,10 @@ import (
 //
 // VirtualMachineInstance is one running (or about to run) virtual machine: a domain inside a
 // virt-launcher pod on one node.
+//
+// As in KubeVirt, the status is no subresource: virt-controller writes the phase, the node and
+// the kubevirt.io/nodeName label in one patch (pkg/vmistatus). Only the platform's service
+// accounts may change the status or that label (manifests/vmi-status-policy.yaml).
 type VirtualMachineInstanceApplyConfiguration struct {
 	metav1.TypeMetaApplyConfiguration    `json:",inline"`
 	*metav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`

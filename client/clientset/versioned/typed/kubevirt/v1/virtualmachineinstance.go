@@ -34,8 +34,6 @@ type VirtualMachineInstancesGetter interface {
 type VirtualMachineInstanceInterface interface {
 	Create(ctx context.Context, virtualMachineInstance *kubevirtv1.VirtualMachineInstance, opts metav1.CreateOptions) (*kubevirtv1.VirtualMachineInstance, error)
 	Update(ctx context.Context, virtualMachineInstance *kubevirtv1.VirtualMachineInstance, opts metav1.UpdateOptions) (*kubevirtv1.VirtualMachineInstance, error)
-	// Add a +genclient:noStatus comment above the type to avoid generating UpdateStatus().
-	UpdateStatus(ctx context.Context, virtualMachineInstance *kubevirtv1.VirtualMachineInstance, opts metav1.UpdateOptions) (*kubevirtv1.VirtualMachineInstance, error)
 	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
 	DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, listOpts metav1.ListOptions) error
 	Get(ctx context.Context, name string, opts metav1.GetOptions) (*kubevirtv1.VirtualMachineInstance, error)
@@ -43,8 +41,6 @@ type VirtualMachineInstanceInterface interface {
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *kubevirtv1.VirtualMachineInstance, err error)
 	Apply(ctx context.Context, virtualMachineInstance *applyconfigurationkubevirtv1.VirtualMachineInstanceApplyConfiguration, opts metav1.ApplyOptions) (result *kubevirtv1.VirtualMachineInstance, err error)
-	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
-	ApplyStatus(ctx context.Context, virtualMachineInstance *applyconfigurationkubevirtv1.VirtualMachineInstanceApplyConfiguration, opts metav1.ApplyOptions) (result *kubevirtv1.VirtualMachineInstance, err error)
 	VirtualMachineInstanceExpansion
 }
 
