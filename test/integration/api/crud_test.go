@@ -86,7 +86,8 @@ func expectEvents(t *testing.T, w watch.Interface, want ...watch.EventType) {
 
 func TestVirtualMachineCRUD(t *testing.T) {
 	ns := newNamespace(t)
-	exerciseCRUD(t, virt.KubevirtV1().VirtualMachines(ns), virt.KubevirtV1().VirtualMachines(ns).UpdateStatus, newVM("crud"),
+	c := virt.KubevirtV1().VirtualMachines(ns)
+	exerciseCRUD(t, c, c.UpdateStatus, newVM("crud"),
 		func(vm *v1.VirtualMachine) {
 			vm.Status = v1.VirtualMachineStatus{PrintableStatus: v1.VirtualMachineStatusStopped, RunStrategy: v1.RunStrategyHalted}
 		},
@@ -95,7 +96,8 @@ func TestVirtualMachineCRUD(t *testing.T) {
 
 func TestVirtualMachineInstanceCRUD(t *testing.T) {
 	ns := newNamespace(t)
-	exerciseCRUD(t, virt.KubevirtV1().VirtualMachineInstances(ns), virt.KubevirtV1().VirtualMachineInstances(ns).Update, newVMI("crud"),
+	c := virt.KubevirtV1().VirtualMachineInstances(ns)
+	exerciseCRUD(t, c, c.Update, newVMI("crud"),
 		func(vmi *v1.VirtualMachineInstance) {
 			vmi.Status = v1.VirtualMachineInstanceStatus{Phase: v1.Scheduling, NodeName: "node-a"}
 		},
@@ -106,7 +108,8 @@ func TestVirtualMachineInstanceCRUD(t *testing.T) {
 
 func TestVirtualMachineInstanceReplicaSetCRUD(t *testing.T) {
 	ns := newNamespace(t)
-	exerciseCRUD(t, virt.KubevirtV1().VirtualMachineInstanceReplicaSets(ns), virt.KubevirtV1().VirtualMachineInstanceReplicaSets(ns).UpdateStatus, newVMIRS("crud", 2),
+	c := virt.KubevirtV1().VirtualMachineInstanceReplicaSets(ns)
+	exerciseCRUD(t, c, c.UpdateStatus, newVMIRS("crud", 2),
 		func(rs *v1.VirtualMachineInstanceReplicaSet) {
 			rs.Status = v1.VirtualMachineInstanceReplicaSetStatus{Replicas: 2, ReadyReplicas: 1, LabelSelector: "rs=crud"}
 		},
