@@ -20,8 +20,9 @@ mapfile -t existed < <("$kubectl" -n $ns get deployment,daemonset -o name 2>/dev
 # mounted there in its mount namespace (hack/cluster/nodes.sh). And virt-controller and virt-api
 # run on the first node, the host, where the API server runs too, as on a control-plane node:
 # the e2e and chaos suites lose the other nodes, and the control plane must survive that.
-# virt-api admits hostDisk volumes and hook sidecars (KubeVirt's HostDisk and Sidecar feature
-# gates, off by default), as KubeVirt's own test clusters do: the e2e suite runs them. And the nodes share this host's
+# virt-api admits hostDisk volumes, hook sidecars and downward metrics (KubeVirt's HostDisk,
+# Sidecar and DownwardMetrics feature gates, off by default), as KubeVirt's own test clusters
+# do: the e2e suite runs them. And the nodes share this host's
 # file system, where libvirt sees a local one: a disk shared between them (a hostDisk marked
 # shared) migrates only with KubeVirt's unsafeMigrationOverride.
 overlay=$root/_out/manifests-local
@@ -43,7 +44,7 @@ patches:
 - target: {kind: Deployment, name: virt-api}
   patch: '$control_plane_patch'
 - target: {kind: Deployment, name: virt-api}
-  patch: '[{"op": "add", "path": "/spec/template/spec/containers/0/args/-", "value": "--feature-gates=HostDisk,Sidecar"}]'
+  patch: '[{"op": "add", "path": "/spec/template/spec/containers/0/args/-", "value": "--feature-gates=HostDisk,Sidecar,DownwardMetrics"}]'
 EOF
 # Server-side: the CRDs are larger than the 256 KiB a client-side apply can keep in its
 # last-applied annotation. CRDs first: the starter instance types need theirs established.

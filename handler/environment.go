@@ -48,6 +48,10 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 		AgentSocketPath:  layout.InPod(layout.AgentSocketRel),
 		NVRAMPath:        nvramPath(vmi),
 	}
+	if vmi.Spec.DownwardMetricsPort() {
+		// The launcher answers there (--downward-metrics-port).
+		env.DownwardMetricsSocketPath = layout.InPod(layout.DownwardMetricsSocketRel)
+	}
 	for _, vol := range vmi.Spec.Volumes {
 		if msgs := validation.IsDNS1123Label(vol.Name); len(msgs) > 0 {
 			return env, invalidSpec("spec.volumes: name %q: %s", vol.Name, strings.Join(msgs, "; "))
@@ -69,6 +73,9 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(diskRel(vol.Name, layout.ConfigISOFile)), Format: "raw"}
 		case vol.HostDisk != nil:
 			env.Volumes[vol.Name] = hostDiskImage(vol)
+		case vol.DownwardMetrics != nil:
+			// The launcher made it before libvirtd was up (--downward-metrics-disk).
+			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.InPod(layout.DownwardMetricsDiskRel), Format: "raw"}
 		case block[vol.Name]:
 			env.Volumes[vol.Name] = domain.HostDisk{Path: layout.BlockDevice(vol.Name), Format: "raw", Block: true}
 		case vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil:

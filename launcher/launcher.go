@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/vmctl/vmctl/launcher/downwardmetrics"
 	"github.com/vmctl/vmctl/launcher/layout"
 	"github.com/vmctl/vmctl/launcher/network"
 )
@@ -49,6 +50,11 @@ type Config struct {
 	// AgentPasswords are the mounts of Secrets whose passwords (user name: password) are set
 	// in the guest through its agent.
 	AgentPasswords []string
+	// DownwardMetricsDisk and DownwardMetricsPort serve the guest the node's and its own
+	// metrics on a disk and on a virtio-serial port (package downwardmetrics); NodeName is
+	// the node's name they report.
+	DownwardMetricsDisk, DownwardMetricsPort bool
+	NodeName                                 string
 }
 
 // SocketPath is the pod's libvirt socket under the private directory.
@@ -75,6 +81,13 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	}
 	defer reaper.Stop()
 
+	// The disk exists before libvirtd does: virt-handler defines the domain through libvirtd,
+	// and QEMU opens the disk when it starts.
+	if cfg.DownwardMetricsDisk {
+		if err := createMetricsDisk(cfg.PrivateDir); err != nil {
+			return 1, fmt.Errorf("downward metrics disk: %w", err)
+		}
+	}
 	socket := SocketPath(cfg.PrivateDir)
 	daemon, err := startLibvirtd(reaper, cfg)
 	if err != nil {
@@ -119,6 +132,11 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		}
 	}
 
+	if cfg.DownwardMetricsDisk || cfg.DownwardMetricsPort {
+		metricsCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		go downwardmetrics.Run(metricsCtx, metricsConfig(cfg, conn.guestStats(domain)))
+	}
 	creds := append(keyCredentials(cfg.AgentSSHKeys, conn.setAuthorizedKeys(domain)),
 		passwordCredentials(cfg.AgentPasswords, conn.setUserPassword(domain))...)
 	if len(creds) > 0 {

@@ -113,6 +113,9 @@ func rootCommand() *cobra.Command {
 	f.StringArrayVar(&privateOptions, "dhcp-private-option", nil, "CODE=VALUE: private DHCP option CODE (224 to 254) for the guest (repeatable)")
 	f.StringArrayVar(&cfg.AgentPasswords, "agent-passwords", nil, "DIR: set the passwords of the Secret mounted at DIR (each key a user name, its value the password) through the guest agent (repeatable)")
 	f.StringArrayVar(&agentKeys, "agent-ssh-keys", nil, "DIR:USER[,USER...]: set the SSH keys of the Secret mounted at DIR as each user's authorized keys through the guest agent (repeatable)")
+	f.BoolVar(&cfg.DownwardMetricsDisk, "downward-metrics-disk", false, "make the downwardMetrics volume's disk and keep it current")
+	f.BoolVar(&cfg.DownwardMetricsPort, "downward-metrics-port", false, "answer the guest on the downwardMetrics device's virtio-serial port")
+	f.StringVar(&cfg.NodeName, "node-name", "", "the node's name, which the downward metrics report")
 
 	root.AddCommand(&cobra.Command{
 		Use:   "hold-disk SRC DESTDIR",

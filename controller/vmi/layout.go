@@ -78,7 +78,33 @@ func launcherArgs(vmi *v1.VirtualMachineInstance, grace int64) []string {
 			args = append(args, "--agent-passwords", mount(p.Source.Secret.SecretName))
 		}
 	}
+	if vmi.Spec.DownwardMetricsVolume() {
+		args = append(args, "--downward-metrics-disk")
+	}
+	if vmi.Spec.DownwardMetricsPort() {
+		args = append(args, "--downward-metrics-port")
+	}
+	if servesMetrics(vmi) {
+		args = append(args, "--node-name", "$("+nodeNameEnv+")")
+	}
 	return args
+}
+
+// nodeNameEnv is the launcher's node, which downward metrics report (HostName).
+const nodeNameEnv = "NODE_NAME"
+
+func servesMetrics(vmi *v1.VirtualMachineInstance) bool {
+	return vmi.Spec.DownwardMetricsVolume() || vmi.Spec.DownwardMetricsPort()
+}
+
+// launcherEnv is the compute container's environment: the node's name for the downward
+// metrics, nothing otherwise.
+func launcherEnv(vmi *v1.VirtualMachineInstance) []corev1.EnvVar {
+	if !servesMetrics(vmi) {
+		return nil
+	}
+	return []corev1.EnvVar{{Name: nodeNameEnv, ValueFrom: &corev1.EnvVarSource{
+		FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}}
 }
 
 // dhcpArgs hand the pod interface's dhcpOptions to the launcher, whose DHCP server puts them

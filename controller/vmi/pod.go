@@ -130,6 +130,7 @@ func RenderLauncherPod(vmi *v1.VirtualMachineInstance, cfg PodConfig) *corev1.Po
 				Image:           cfg.LauncherImage,
 				ImagePullPolicy: corev1.PullIfNotPresent,
 				Args:            launcherArgs(vmi, grace),
+				Env:             launcherEnv(vmi),
 				Resources:       launcherResources(vmi, cfg),
 				VolumeMounts:    computeMounts(vmi, cfg.BlockVolumes),
 				VolumeDevices:   blockDevices(vmi, cfg.BlockVolumes),

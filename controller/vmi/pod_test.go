@@ -331,3 +331,35 @@ func TestLauncherGetsTheInterfacesDHCPOptions(t *testing.T) {
 		t.Errorf("launcher args %q, want %q", args, want)
 	}
 }
+
+// Downward metrics: the launcher makes the volume's disk and answers the device's port, and
+// reports the node it runs on, which the kubelet puts in its environment.
+func TestLauncherServesDownwardMetrics(t *testing.T) {
+	for name, tc := range map[string]struct {
+		spec v1.VirtualMachineInstanceSpec
+		want string
+	}{
+		"none": {spec: v1.VirtualMachineInstanceSpec{}},
+		"volume": {spec: v1.VirtualMachineInstanceSpec{Volumes: []v1.Volume{{Name: "metrics",
+			VolumeSource: v1.VolumeSource{DownwardMetrics: &v1.DownwardMetricsVolumeSource{}}}}},
+			want: "--downward-metrics-disk --node-name $(NODE_NAME)"},
+		"device": {spec: v1.VirtualMachineInstanceSpec{Domain: v1.DomainSpec{Devices: v1.Devices{DownwardMetrics: &v1.DownwardMetrics{}}}},
+			want: "--downward-metrics-port --node-name $(NODE_NAME)"},
+	} {
+		vmi := &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: "ns"}, Spec: tc.spec}
+		c := RenderLauncherPod(vmi, PodConfig{LauncherImage: "launcher:1"}).Spec.Containers[0]
+		args := strings.Join(c.Args, " ")
+		if got := strings.Contains(args, "--node-name"); got != (tc.want != "") || !strings.Contains(args, tc.want) {
+			t.Errorf("%s: launcher args %q, want %q", name, args, tc.want)
+		}
+		if tc.want == "" {
+			if c.Env != nil {
+				t.Errorf("%s: environment %v, want none", name, c.Env)
+			}
+			continue
+		}
+		if len(c.Env) != 1 || c.Env[0].Name != "NODE_NAME" || c.Env[0].ValueFrom.FieldRef.FieldPath != "spec.nodeName" {
+			t.Errorf("%s: environment %+v, want NODE_NAME from spec.nodeName", name, c.Env)
+		}
+	}
+}

@@ -131,6 +131,7 @@ func (b *Builder) testguestInitramfs(moduleDir, version, busybox string, extra [
 		{filepath.Join(dir, "isofiles.cgi"), "www/cgi-bin/isofiles"},
 		{filepath.Join(dir, "pci.cgi"), "www/cgi-bin/pci"},
 		{filepath.Join(dir, "efivar.cgi"), "www/cgi-bin/efivar"},
+		{filepath.Join(dir, "metrics.cgi"), "www/cgi-bin/metrics"},
 		{filepath.Join(dir, "dmi.cgi"), "www/cgi-bin/dmi"},
 		{filepath.Join(dir, "acpi.cgi"), "www/cgi-bin/acpi"},
 	} {

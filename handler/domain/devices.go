@@ -51,6 +51,9 @@ func (c *converter) extraDevices(d *libvirtxml.DomainDeviceList) {
 		d.Sounds = []libvirtxml.DomainSound{{Model: model}}
 	}
 	d.Channels = []libvirtxml.DomainChannel{c.agentChannel()}
+	if devs.DownwardMetrics != nil {
+		d.Channels = append(d.Channels, c.metricsChannel())
+	}
 	if devs.TPM.IsEnabled() {
 		d.TPMs = []libvirtxml.DomainTPM{emulatedTPM(c.vmi.Spec.PersistentTPM())}
 	}
@@ -91,6 +94,19 @@ func (c *converter) agentChannel() libvirtxml.DomainChannel {
 	return libvirtxml.DomainChannel{
 		Source: &libvirtxml.DomainChardevSource{UNIX: src},
 		Target: &libvirtxml.DomainChannelTarget{VirtIO: &libvirtxml.DomainChannelTargetVirtIO{Name: AgentChannel}},
+	}
+}
+
+// MetricsChannel is the downwardMetrics device's port, vhostmd's name for it.
+const MetricsChannel = "org.github.vhostmd.1"
+
+// metricsChannel is the downwardMetrics device: a port QEMU listens behind, where the
+// launcher answers the guest's requests for metrics.
+func (c *converter) metricsChannel() libvirtxml.DomainChannel {
+	path := c.hostFile(field.NewPath("environment", "downwardMetricsSocketPath"), c.env.DownwardMetricsSocketPath, "downward metrics socket")
+	return libvirtxml.DomainChannel{
+		Source: &libvirtxml.DomainChardevSource{UNIX: &libvirtxml.DomainChardevSourceUNIX{Mode: "bind", Path: path}},
+		Target: &libvirtxml.DomainChannelTarget{VirtIO: &libvirtxml.DomainChannelTargetVirtIO{Name: MetricsChannel}},
 	}
 }
 

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"strings"
 	"testing"
 
 	"k8s.io/utils/ptr"
@@ -62,5 +63,39 @@ func TestTPMPersistentState(t *testing.T) {
 				t.Errorf("TPMs %+v, want one with persistent_state %q", d.Devices.TPMs, tc.want)
 			}
 		})
+	}
+}
+
+// Downward metrics: the device is the port org.github.vhostmd.1 behind the launcher's
+// socket; the volume a read-only raw disk the launcher rewrites.
+func TestDownwardMetrics(t *testing.T) {
+	vmi := newVMI()
+	vmi.Spec.Domain.Devices.DownwardMetrics = &v1.DownwardMetrics{}
+	vmi.Spec.Domain.Devices.Disks = append(vmi.Spec.Domain.Devices.Disks, v1.Disk{Name: "metrics", DiskDevice: v1.DiskDevice{Disk: &v1.DiskTarget{Bus: v1.DiskBusVirtio}}})
+	vmi.Spec.Volumes = append(vmi.Spec.Volumes, v1.Volume{Name: "metrics", VolumeSource: v1.VolumeSource{DownwardMetrics: &v1.DownwardMetricsVolumeSource{}}})
+	v1.SetDefaults_VirtualMachineInstanceSpec(&vmi.Spec)
+	env := launcherEnv(TypeQEMU, vmi)
+	env.DownwardMetricsSocketPath = "/var/run/kubevirt-private/downward-metrics.sock"
+	env.Volumes["metrics"] = HostDisk{Path: "/var/run/kubevirt-private/downward-metrics/vhostmd0"}
+	d, err := Convert(vmi, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<channel type="unix">
+      <source mode="bind" path="/var/run/kubevirt-private/downward-metrics.sock"></source>
+      <target type="virtio" name="org.github.vhostmd.1"></target>`,
+		`<source file="/var/run/kubevirt-private/downward-metrics/vhostmd0"></source>`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the domain lacks\n%s\nin\n%s", want, out)
+		}
+	}
+	if disk := d.Devices.Disks[len(d.Devices.Disks)-1]; disk.ReadOnly == nil || disk.Driver.Type != "raw" {
+		t.Errorf("metrics disk %+v, want a read-only raw disk", disk)
 	}
 }

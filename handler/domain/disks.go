@@ -148,7 +148,7 @@ func (c *converter) volumeIndex() map[string]volumeRef {
 // volume; a file (block) source is what makes libvirtxml write type="file" ("block").
 // diskVolumeKinds are the volume sources the node turns into a disk image.
 var diskVolumeKinds = []string{"containerDisk", "cloudInitNoCloud", "cloudInitConfigDrive", "emptyDisk", "persistentVolumeClaim",
-	"ephemeral", "configMap", "secret", "serviceAccount", "downwardAPI", "sysprep", "hostDisk"}
+	"ephemeral", "configMap", "secret", "serviceAccount", "downwardAPI", "sysprep", "hostDisk", "downwardMetrics"}
 
 func (c *converter) source(ref volumeRef, disk *libvirtxml.DomainDisk) bool {
 	p := specPath.Child("volumes").Index(ref.index)
@@ -170,7 +170,8 @@ func (c *converter) source(ref volumeRef, disk *libvirtxml.DomainDisk) bool {
 		c.fail(field.Invalid(p, format, "the node resolved an image format other than raw or qcow2"))
 		return false
 	}
-	if src.PersistentVolumeClaim != nil && src.PersistentVolumeClaim.ReadOnly {
+	// The guest reads the metrics disk; only the launcher writes it.
+	if (src.PersistentVolumeClaim != nil && src.PersistentVolumeClaim.ReadOnly) || src.DownwardMetrics != nil {
 		disk.ReadOnly = &libvirtxml.DomainDiskReadOnly{}
 	}
 	if src.Ephemeral != nil {

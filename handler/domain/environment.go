@@ -38,6 +38,9 @@ type Environment struct {
 	// AgentSocketPath is where QEMU listens with the guest agent's port, and libvirt
 	// connects; empty lets libvirt pick a path in its state directory.
 	AgentSocketPath string
+	// DownwardMetricsSocketPath is where QEMU listens with the downwardMetrics device's port,
+	// and the launcher connects to answer the guest.
+	DownwardMetricsSocketPath string
 	// SerialLogPath receives a copy of everything the guest writes to its serial console;
 	// empty keeps no copy. QEMU writes it itself (qemu.conf stdio_handler="file").
 	SerialLogPath string

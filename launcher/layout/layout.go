@@ -27,9 +27,14 @@ const (
 	// AgentSocketRel is the guest agent's virtio-serial port: QEMU listens, libvirt connects.
 	// libvirt's own choice of path is longer than a socket path may be.
 	AgentSocketRel = "virt-agent0"
-	KernelRel      = "kernel-boot/kernel"
-	InitrdRel      = "kernel-boot/initrd"
-	disksRel       = "vmi-disks"
+	// DownwardMetricsDiskRel is the downwardMetrics volume's disk, which the launcher makes
+	// and rewrites; DownwardMetricsSocketRel the downwardMetrics device's port: QEMU
+	// listens, the launcher connects and answers the guest.
+	DownwardMetricsDiskRel   = "downward-metrics/vhostmd0"
+	DownwardMetricsSocketRel = "downward-metrics.sock"
+	KernelRel                = "kernel-boot/kernel"
+	InitrdRel                = "kernel-boot/initrd"
+	disksRel                 = "vmi-disks"
 
 	// File names in a volume's disk directory.
 	Qcow2DiskFile = "disk.qcow2" // a containerDisk's overlay (launcher/containerdisk)

@@ -77,14 +77,7 @@ func TestTheGuestHasAnEmulatedTPM(t *testing.T) {
 		t.Fatalf("the guest reads PCR 0 as %q", pcr)
 	}
 
-	m := &v1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: "move-tpm"}, Spec: v1.VirtualMachineInstanceMigrationSpec{VMIName: "tpm"}}
-	if _, err := f.Virt.KubevirtV1().VirtualMachineInstanceMigrations(f.Namespace).Create(f.Context(), m, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := waitMigrationEnd(t, f, "tpm", 3*time.Minute); got.Status.Phase != v1.MigrationSucceeded {
-		t.Fatalf("migration %s %+v, want Succeeded", got.Status.Phase, got.Status.MigrationState)
-	}
-	after := f.WaitVMIPhase("tpm", v1.Running, time.Minute)
+	after := migrate(t, f, "move-tpm", "tpm")
 	if after.Status.NodeName == before.Status.NodeName {
 		t.Fatalf("instance still on %s after its migration", after.Status.NodeName)
 	}

@@ -75,14 +75,7 @@ func TestConfigDriveNamesTaggedDevices(t *testing.T) {
 	}
 
 	source := configDriveSum(f, vmi)
-	m := &v1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: "move-tagged"}, Spec: v1.VirtualMachineInstanceMigrationSpec{VMIName: vmi.Name}}
-	if _, err := f.Virt.KubevirtV1().VirtualMachineInstanceMigrations(f.Namespace).Create(f.Context(), m, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := waitMigrationEnd(t, f, vmi.Name, 3*time.Minute); got.Status.Phase != v1.MigrationSucceeded {
-		t.Fatalf("migration %s %+v, want Succeeded", got.Status.Phase, got.Status.MigrationState)
-	}
-	if target := configDriveSum(f, f.WaitVMIPhase(vmi.Name, v1.Running, time.Minute)); target != source {
+	if target := configDriveSum(f, migrate(t, f, "move-tagged", vmi.Name)); target != source {
 		t.Errorf("the target pod's config drive differs from the source's: sha256 %s, was %s", target, source)
 	}
 }

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,14 +36,7 @@ func TestMigrateCopiesLocalDisksWithTheMemory(t *testing.T) {
 func migrateWithoutReboot(t *testing.T, f *framework.Framework, before *v1.VirtualMachineInstance, migration string, method v1.VirtualMachineInstanceMigrationMethod) *v1.VirtualMachineInstance {
 	t.Helper()
 	boot := guestBoot(t, f, before)
-	m := &v1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: migration}, Spec: v1.VirtualMachineInstanceMigrationSpec{VMIName: before.Name}}
-	if _, err := f.Virt.KubevirtV1().VirtualMachineInstanceMigrations(f.Namespace).Create(f.Context(), m, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := waitMigrationEnd(t, f, before.Name, 3*time.Minute); got.Status.Phase != v1.MigrationSucceeded {
-		t.Fatalf("migration %s %+v, want Succeeded", got.Status.Phase, got.Status.MigrationState)
-	}
-	after := f.WaitVMIPhase(before.Name, v1.Running, time.Minute)
+	after := migrate(t, f, migration, before.Name)
 	if after.Status.MigrationMethod != method || after.Status.NodeName == before.Status.NodeName {
 		t.Fatalf("instance on %s by %s, want moved off %s by %s", after.Status.NodeName, after.Status.MigrationMethod, before.Status.NodeName, method)
 	}

@@ -174,3 +174,17 @@ func waitMigrationEnd(t *testing.T, f *framework.Framework, vmiName string, time
 	})
 	return m
 }
+
+// migrate live-migrates the instance (a migration of that name), expects it to succeed and
+// returns the instance running on its new node.
+func migrate(t *testing.T, f *framework.Framework, migration, vmiName string) *v1.VirtualMachineInstance {
+	t.Helper()
+	m := &v1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: migration}, Spec: v1.VirtualMachineInstanceMigrationSpec{VMIName: vmiName}}
+	if _, err := f.Virt.KubevirtV1().VirtualMachineInstanceMigrations(f.Namespace).Create(f.Context(), m, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitMigrationEnd(t, f, vmiName, 3*time.Minute); got.Status.Phase != v1.MigrationSucceeded {
+		t.Fatalf("migration %s %+v, want Succeeded", got.Status.Phase, got.Status.MigrationState)
+	}
+	return f.WaitVMIPhase(vmiName, v1.Running, time.Minute)
+}

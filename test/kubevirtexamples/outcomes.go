@@ -12,7 +12,7 @@ var Types = []string{"clarge.yaml", "csmall.yaml", "cluster-csmall.yaml", "virti
 func Dir(root string) string { return filepath.Join(root, "test", "kubevirt-examples") }
 
 // Outcomes is what happens to each of KubeVirt's examples on the local cluster (virt-api with
-// --feature-gates=HostDisk,Sidecar, hack/cluster-sync.sh): "" is accepted; otherwise the
+// --feature-gates=HostDisk,Sidecar,DownwardMetrics, hack/cluster-sync.sh): "" is accepted; otherwise the
 // refusal contains the text, which names what is missing (or, for a field KubeVirt no
 // longer has, the strict decoding error).
 var Outcomes = map[string]string{

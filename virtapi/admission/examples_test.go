@@ -24,7 +24,7 @@ import (
 func TestKubeVirtExamples(t *testing.T) {
 	limits := DefaultLimits()
 	limits.Instancetypes = exampleTypes(t)
-	limits.HostDisk, limits.Sidecar = true, true // as the local cluster's virt-api (kubevirtexamples.Outcomes)
+	limits.HostDisk, limits.Sidecar, limits.DownwardMetrics = true, true, true // as the local cluster's virt-api (kubevirtexamples.Outcomes)
 	for file, want := range kubevirtexamples.Outcomes {
 		t.Run(file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(kubevirtexamples.Dir("../.."), file))

@@ -39,6 +39,9 @@ type Limits struct {
 	HostDisk bool
 	// Sidecar admits hook sidecars: KubeVirt's Sidecar feature gate (sidecars.go).
 	Sidecar bool
+	// DownwardMetrics admits downward metrics: KubeVirt's DownwardMetrics feature gate
+	// (downwardmetrics.go).
+	DownwardMetrics bool
 }
 
 // DefaultLimits are virt-api's defaults (--max-empty-disk-capacity=100Gi).

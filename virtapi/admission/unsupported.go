@@ -79,9 +79,6 @@ func unsupportedDevices(path *field.Path, devs *v1.Devices) field.ErrorList {
 	if len(devs.Filesystems) > 0 {
 		forbid(path.Child("filesystems"), "virtiofs "+notOnThisNode)
 	}
-	if devs.DownwardMetrics != nil {
-		forbid(path.Child("downwardMetrics"), "downward metrics "+notOnThisNode)
-	}
 	if devs.ClientPassthrough != nil {
 		forbid(path.Child("clientPassthrough"), "USB redirection "+notOnThisNode)
 	}
@@ -119,8 +116,7 @@ func unsupportedDevices(path *field.Path, devs *v1.Devices) field.ErrorList {
 
 // volumeKindsRefused maps the volume sources the node cannot provide to the reason.
 var volumeKindsRefused = map[string]string{
-	"dataVolume":      needsCDI,
-	"downwardMetrics": "downward metrics " + notOnThisNode,
+	"dataVolume": needsCDI,
 }
 
 func unsupportedVolumes(path *field.Path, volumes []v1.Volume) field.ErrorList {

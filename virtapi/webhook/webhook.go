@@ -72,7 +72,7 @@ func AddFlags(fs *pflag.FlagSet, limits *admission.Limits) {
 	fs.Var((*quantityFlag)(&limits.MaxEmptyDiskCapacity), "max-empty-disk-capacity",
 		"the largest spec.volumes[].emptyDisk.capacity admitted (a sparse file on the node's disk the guest may fill); 0 for no limit")
 	fs.Var((*featureGates)(limits), "feature-gates",
-		"KubeVirt feature gates to enable, comma-separated (KubeVirt's developerConfiguration.featureGates): "+admission.HostDiskGate+" admits hostDisk volumes, "+admission.SidecarGate+" hook sidecars")
+		"KubeVirt feature gates to enable, comma-separated (KubeVirt's developerConfiguration.featureGates): "+admission.HostDiskGate+" admits hostDisk volumes, "+admission.SidecarGate+" hook sidecars, "+admission.DownwardMetricsGate+" downward metrics")
 }
 
 // featureGates sets the limits' feature gates from their KubeVirt names. A gate KubeVirt has
@@ -88,6 +88,9 @@ func (g *featureGates) String() string {
 	if g.Sidecar {
 		on = append(on, admission.SidecarGate)
 	}
+	if g.DownwardMetrics {
+		on = append(on, admission.DownwardMetricsGate)
+	}
 	return strings.Join(on, ",")
 }
 func (g *featureGates) Type() string { return "strings" }
@@ -99,6 +102,8 @@ func (g *featureGates) Set(s string) error {
 			g.HostDisk = true
 		case admission.SidecarGate:
 			g.Sidecar = true
+		case admission.DownwardMetricsGate:
+			g.DownwardMetrics = true
 		default:
 			klog.InfoS("ignoring a feature gate this platform does not have", "gate", name)
 		}

@@ -58,8 +58,8 @@ func TestMaxEmptyDiskCapacityFlag(t *testing.T) {
 
 func TestFeatureGatesFlag(t *testing.T) {
 	for _, tc := range []struct {
-		args              []string
-		hostDisk, sidecar bool
+		args                       []string
+		hostDisk, sidecar, metrics bool
 	}{
 		{args: nil},
 		{args: []string{"--feature-gates=HostDisk"}, hostDisk: true},
@@ -69,12 +69,14 @@ func TestFeatureGatesFlag(t *testing.T) {
 		{args: []string{"--feature-gates="}},
 		{args: []string{"--feature-gates=Sidecar"}, sidecar: true},
 		{args: []string{"--feature-gates=HostDisk,Sidecar"}, hostDisk: true, sidecar: true},
+		{args: []string{"--feature-gates=HostDisk,Sidecar,DownwardMetrics"}, hostDisk: true, sidecar: true, metrics: true},
 	} {
 		limits := admission.DefaultLimits()
 		fs := pflag.NewFlagSet("virt-api", pflag.ContinueOnError)
 		AddFlags(fs, &limits)
-		if err := fs.Parse(tc.args); err != nil || limits.HostDisk != tc.hostDisk || limits.Sidecar != tc.sidecar {
-			t.Errorf("%v: HostDisk %v, Sidecar %v, error %v; want %v, %v", tc.args, limits.HostDisk, limits.Sidecar, err, tc.hostDisk, tc.sidecar)
+		if err := fs.Parse(tc.args); err != nil || limits.HostDisk != tc.hostDisk || limits.Sidecar != tc.sidecar || limits.DownwardMetrics != tc.metrics {
+			t.Errorf("%v: HostDisk %v, Sidecar %v, DownwardMetrics %v, error %v; want %v, %v, %v", tc.args,
+				limits.HostDisk, limits.Sidecar, limits.DownwardMetrics, err, tc.hostDisk, tc.sidecar, tc.metrics)
 		}
 	}
 }

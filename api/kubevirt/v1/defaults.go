@@ -31,7 +31,7 @@ func SetDefaults_VirtualMachineInstanceSpec(spec *VirtualMachineInstanceSpec) {
 	addDisksForVolumes(spec)
 	readOnly := map[string]bool{}
 	for _, v := range spec.Volumes {
-		readOnly[v.Name] = v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ReadOnly
+		readOnly[v.Name] = (v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ReadOnly) || v.DownwardMetrics != nil
 	}
 	for i := range spec.Domain.Devices.Disks {
 		d := &spec.Domain.Devices.Disks[i]
