@@ -37,6 +37,7 @@ import (
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	informers "github.com/vmctl/vmctl/client/informers/externalversions"
 	listers "github.com/vmctl/vmctl/client/listers/kubevirt/v1"
+	"github.com/vmctl/vmctl/pkg/vmistatus"
 )
 
 // UnschedulableLabel on a launcher pod makes DefaultUnschedulable refuse it; a non-empty value
@@ -384,7 +385,7 @@ func (d *Double) syncVMI(ctx context.Context, namespace, name string) error {
 	now := metav1.Now()
 	vmi.Status.SetPhase(v1.Running, "", now)
 	vmi.Status.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady, Status: corev1.ConditionTrue}, now)
-	_, err = d.virt.KubevirtV1().VirtualMachineInstances(namespace).Update(ctx, vmi, metav1.UpdateOptions{})
+	_, err = vmistatus.Write(ctx, d.virt.KubevirtV1().VirtualMachineInstances(namespace), vmi, false)
 	return err
 }
 
@@ -421,7 +422,7 @@ func (d *Double) end(ctx context.Context, namespace, name string, phase v1.Virtu
 		vmi.Status.SetPhase(phase, reason, now)
 		vmi.Status.SetCondition(v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceReady,
 			Status: corev1.ConditionFalse, Reason: reason}, now)
-		ended, err = vmis.Update(ctx, vmi, metav1.UpdateOptions{})
+		ended, err = vmistatus.Write(ctx, vmis, vmi, false)
 		return err
 	})
 	if err != nil {
