@@ -27,13 +27,8 @@ type Config struct {
 // Run serves the disk and the port until ctx ends.
 func Run(ctx context.Context, cfg Config) {
 	if cfg.Socket != "" {
-		go ServeChannel(ctx, cfg.Socket, func() []byte {
-			doc, ok := cfg.report()
-			if !ok {
-				return Document{}.Marshal()
-			}
-			return doc.Marshal()
-		})
+		// Until the domain runs, the answer is an empty document.
+		go ServeChannel(ctx, cfg.Socket, func() []byte { doc, _ := cfg.report(); return doc.Marshal() })
 	}
 	if cfg.Disk == "" {
 		return
