@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
+
+	"k8s.io/utils/ptr"
 
 	"github.com/vmctl/vmctl/launcher/downwardmetrics"
 	"github.com/vmctl/vmctl/launcher/layout"
@@ -30,8 +33,11 @@ func metricsConfig(cfg Config, stats func() (downwardmetrics.VMStats, error)) do
 }
 
 // guestStats reads the domain's figures for its downward metrics: the time its virtual CPUs
-// ran, their number, its memory and QEMU's version. It fails while the domain does not run.
+// ran, their number, its memory and QEMU's version (asked once: it never changes in a
+// launcher's life). It fails while the domain does not run. The disk's writer and the port's
+// server call it at once.
 func (c *libvirtConn) guestStats(domain string) func() (downwardmetrics.VMStats, error) {
+	var hypervisor atomic.Pointer[string]
 	return func() (downwardmetrics.VMStats, error) {
 		dom, err := c.l.DomainLookupByName(domain)
 		if err != nil {
@@ -49,10 +55,13 @@ func (c *libvirtConn) guestStats(domain string) func() (downwardmetrics.VMStats,
 		for _, v := range info {
 			s.CPUTime += time.Duration(v.CPUTime)
 		}
-		if v, err := c.l.ConnectGetVersion(); err == nil {
-			// libvirt's encoding: major * 1,000,000 + minor * 1,000 + micro.
-			s.Hypervisor = fmt.Sprintf("%d.%d.%d", v/1000000, v/1000%1000, v%1000)
+		if hypervisor.Load() == nil {
+			if v, err := c.l.ConnectGetVersion(); err == nil {
+				// libvirt's encoding: major * 1,000,000 + minor * 1,000 + micro.
+				hypervisor.Store(ptr.To(fmt.Sprintf("%d.%d.%d", v/1000000, v/1000%1000, v%1000)))
+			}
 		}
+		s.Hypervisor = ptr.Deref(hypervisor.Load(), "")
 		return s, nil
 	}
 }
