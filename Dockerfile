@@ -3,7 +3,8 @@
 #
 #   docker build --target virt-controller -t vmctl/virt-controller:devel .
 #
-# The targets are virt-controller, virt-handler, virt-api, vmctl, virtctl and virt-launcher.
+# The targets are virt-controller, virt-handler, virt-api, vmctl, virtctl, virt-launcher and
+# virtiofsd.
 # The project's own flow, `make images` (hack/imagebuilder, no Docker), builds the same images:
 # the same binaries, entrypoints and users. virt-launcher also gets the same Debian packages
 # (hack/images/launcher/packages) and libvirt configuration (hack/images/launcher/).
@@ -90,3 +91,22 @@ USER 107:107
 # tini forwards signals and reaps; -s because the launcher pod shares its process namespace,
 # whose PID 1 is the pause container.
 ENTRYPOINT ["/usr/bin/tini", "-s", "--", "/usr/bin/virt-launcher"]
+
+# virtiofsd for KubeVirt's virtiofs filesystems, from Debian trixie (hack/imagebuilder/virtiofsd.go):
+# bookworm has only QEMU 7.2's C virtiofsd, which must chroot or unshare namespaces, refused to
+# an unprivileged pod. DEBIAN_MIRROR replaces the base image's Debian mirror, as for the launcher.
+# apt also installs uidmap (a Depends), which make images leaves out.
+FROM debian:trixie-slim AS virtiofsd
+ARG DEBIAN_MIRROR=
+RUN set -eu; \
+    if [ -n "$DEBIAN_MIRROR" ]; then \
+      sed -i "s|^URIs: .*/debian\$|URIs: ${DEBIAN_MIRROR%/}|" /etc/apt/sources.list.d/debian.sources; \
+    fi; \
+    export DEBIAN_FRONTEND=noninteractive; \
+    apt-get update; \
+    apt-get install -y --no-install-recommends virtiofsd; \
+    apt-get clean; \
+    rm -rf /var/lib/apt/lists/*
+# The launcher's qemu user, whose QEMU connects to virtiofsd's socket.
+USER 107:107
+ENTRYPOINT ["/usr/libexec/virtiofsd"]

@@ -14,10 +14,37 @@ import (
 // the machine's apt repositories with apt-get download, never from anywhere else, and are kept
 // in the cache under their exact version: a warm build finds them without the network, and a
 // new version in the apt lists is a new cache entry.
+//
+// An aptConfig says which apt configuration to ask: the machine's own (hostApt), or a
+// private one in the cache for another suite (virtiofsd.go's trixie). Versions of different
+// suites share the cache: a Debian version names the same package bytes in every suite.
+
+// aptConfig is the apt -o options that select a configuration; none selects the machine's.
+type aptConfig struct {
+	opts []string
+}
+
+var hostApt aptConfig
+
+// command runs tool (apt-get, apt-cache) with the configuration's options before args.
+func (a aptConfig) command(tool string, args ...string) *exec.Cmd {
+	var full []string
+	for _, o := range a.opts {
+		full = append(full, "-o", o)
+	}
+	return exec.Command(tool, append(full, args...)...)
+}
+
+func (a aptConfig) update() error {
+	if out, err := a.command("apt-get", "-q", "update").CombinedOutput(); err != nil {
+		return fmt.Errorf("apt-get update: %w: %s", err, out)
+	}
+	return nil
+}
 
 // debTree returns a directory holding version of pkg unpacked (dpkg-deb -x), downloading and
 // unpacking it first when that version is not in the cache.
-func (b *Builder) debTree(pkg, version string) (string, error) {
+func (b *Builder) debTree(a aptConfig, pkg, version string) (string, error) {
 	dir := filepath.Join(b.Cache, "debs")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -29,7 +56,7 @@ func (b *Builder) debTree(pkg, version string) (string, error) {
 	}
 	deb := tree + ".deb"
 	if _, err := os.Stat(deb); err != nil {
-		if err := aptDownload(pkg, version, deb); err != nil {
+		if err := a.download(pkg, version, deb); err != nil {
 			return "", err
 		}
 	}
@@ -51,26 +78,26 @@ func (b *Builder) debTree(pkg, version string) (string, error) {
 // debTrees returns a directory holding each package's candidate version unpacked. apt's
 // lists go stale as the mirror replaces versions (a download then gets 404): when a download
 // fails, it runs apt-get update once and starts again from the new candidates.
-func (b *Builder) debTrees(pkgs ...string) ([]string, error) {
-	trees, err := b.candidateTrees(pkgs)
+func (b *Builder) debTrees(a aptConfig, pkgs ...string) ([]string, error) {
+	trees, err := b.candidateTrees(a, pkgs)
 	if err == nil {
 		return trees, nil
 	}
 	fmt.Fprintf(os.Stderr, "imagebuilder: %v; running apt-get update\n", err)
-	if out, err := exec.Command("apt-get", "-q", "update").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("apt-get update: %w: %s", err, out)
+	if err := a.update(); err != nil {
+		return nil, err
 	}
-	return b.candidateTrees(pkgs)
+	return b.candidateTrees(a, pkgs)
 }
 
-func (b *Builder) candidateTrees(pkgs []string) ([]string, error) {
-	apt, err := aptRecords(pkgs...)
+func (b *Builder) candidateTrees(a aptConfig, pkgs []string) ([]string, error) {
+	apt, err := a.records(pkgs...)
 	if err != nil {
 		return nil, err
 	}
 	var trees []string
 	for _, p := range pkgs {
-		tree, err := b.debTree(p, apt[p]["Version"])
+		tree, err := b.debTree(a, p, apt[p]["Version"])
 		if err != nil {
 			return nil, err
 		}
@@ -79,8 +106,8 @@ func (b *Builder) candidateTrees(pkgs []string) ([]string, error) {
 	return trees, nil
 }
 
-// aptDownload fetches pkg=version into the file deb.
-func aptDownload(pkg, version, deb string) error {
+// download fetches pkg=version into the file deb.
+func (a aptConfig) download(pkg, version, deb string) error {
 	fmt.Fprintf(os.Stderr, "imagebuilder: apt-get download %s=%s\n", pkg, version)
 	tmp, err := os.MkdirTemp(filepath.Dir(deb), "download")
 	if err != nil {
@@ -88,7 +115,7 @@ func aptDownload(pkg, version, deb string) error {
 	}
 	defer os.RemoveAll(tmp)
 	// As root, apt would hand the download to its _apt user, which cannot write to the cache.
-	cmd := exec.Command("apt-get", "-q", "-o", "APT::Sandbox::User=root", "download", pkg+"="+version)
+	cmd := a.command("apt-get", "-q", "-o", "APT::Sandbox::User=root", "download", pkg+"="+version)
 	cmd.Dir = tmp
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("apt-get download %s=%s: %w: %s", pkg, version, err, out)
@@ -100,25 +127,25 @@ func aptDownload(pkg, version, deb string) error {
 	return os.Rename(got[0], deb)
 }
 
-// aptRecords is the control record of each package's candidate version, from one apt-cache
+// records is the control record of each package's candidate version, from one apt-cache
 // call (each takes most of a second where apt keeps no binary cache, as in Debian's container
 // images). When apt does not know one of them (lists never fetched on this machine), it runs
 // apt-get update once and asks again.
-func aptRecords(pkgs ...string) (map[string]map[string]string, error) {
-	records, err := aptShow(pkgs)
+func (a aptConfig) records(pkgs ...string) (map[string]map[string]string, error) {
+	records, err := a.show(pkgs)
 	if err == nil {
 		return records, nil
 	}
 	fmt.Fprintf(os.Stderr, "imagebuilder: %v; running apt-get update\n", err)
-	if out, err := exec.Command("apt-get", "-q", "update").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("apt-get update: %w: %s", err, out)
+	if err := a.update(); err != nil {
+		return nil, err
 	}
-	return aptShow(pkgs)
+	return a.show(pkgs)
 }
 
-func aptShow(pkgs []string) (map[string]map[string]string, error) {
+func (a aptConfig) show(pkgs []string) (map[string]map[string]string, error) {
 	args := append([]string{"show", "--no-all-versions"}, pkgs...)
-	out, err := exec.Command("apt-cache", args...).Output()
+	out, err := a.command("apt-cache", args...).Output()
 	records := map[string]map[string]string{}
 	fields := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))

@@ -74,7 +74,10 @@ func last(stage []instruction, name string) []string {
 
 func TestDockerfileHasATargetPerComponentImage(t *testing.T) {
 	stages := dockerfileStages(t)
-	want := map[string][2]string{"virt-launcher": {strings.Join(launcherConfig.Entrypoint, " "), launcherConfig.User}}
+	want := map[string][2]string{
+		"virt-launcher": {strings.Join(launcherConfig.Entrypoint, " "), launcherConfig.User},
+		"virtiofsd":     {virtiofsdEntrypoint, virtiofsdUser},
+	}
 	for name, user := range staticComponents {
 		want[name] = [2]string{"/usr/bin/" + name, user}
 	}

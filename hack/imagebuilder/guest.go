@@ -58,7 +58,7 @@ func (b *Builder) testguestImage() (v1.Image, error) {
 // testguestBoot returns the guest's kernel, the kernel's version and one initramfs for each
 // extra: the testguest's files plus those entries.
 func (b *Builder) testguestBoot(extras ...[]cpioEntry) (kernel []byte, initrds [][]byte, version string, err error) {
-	apt, err := aptRecords(guestKernelMeta, guestBusyboxPkg)
+	apt, err := hostApt.records(guestKernelMeta, guestBusyboxPkg)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -66,11 +66,11 @@ func (b *Builder) testguestBoot(extras ...[]cpioEntry) (kernel []byte, initrds [
 	if err != nil {
 		return nil, nil, "", err
 	}
-	kernelTree, err := b.debTree(kernelPkg, kernelVersion)
+	kernelTree, err := b.debTree(hostApt, kernelPkg, kernelVersion)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	busyboxTree, err := b.debTree(guestBusyboxPkg, apt[guestBusyboxPkg]["Version"])
+	busyboxTree, err := b.debTree(hostApt, guestBusyboxPkg, apt[guestBusyboxPkg]["Version"])
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -134,6 +134,7 @@ func (b *Builder) testguestInitramfs(moduleDir, version, busybox string, extra [
 		{filepath.Join(dir, "metrics.cgi"), "www/cgi-bin/metrics"},
 		{filepath.Join(dir, "dmi.cgi"), "www/cgi-bin/dmi"},
 		{filepath.Join(dir, "acpi.cgi"), "www/cgi-bin/acpi"},
+		{filepath.Join(dir, "virtiofs.cgi"), "www/cgi-bin/virtiofs"},
 	} {
 		if err := fs.file(f.local, f.path, 0o755); err != nil {
 			return nil, err

@@ -25,15 +25,15 @@ const (
 	libDirB = "usr/lib/x86_64-linux-gnu"
 )
 
-// agentEntries are the agent's files for the initramfs: qemu-ga, its ELF interpreter, every
-// library it needs by DT_NEEDED (recursively), each under its soname in lib/x86_64-linux-gnu
-// where the interpreter looks by default, and /etc/os-release.
+// agentEntries are the agent's files for the initramfs: qemu-ga, what it loads (elfClosure)
+// and /etc/os-release.
 func (b *Builder) agentEntries() ([]cpioEntry, error) {
-	pkgs, err := readList(filepath.Join(b.Root, guestImageDir, guestAgentPackages))
+	list := filepath.Join(guestImageDir, guestAgentPackages)
+	pkgs, err := readList(filepath.Join(b.Root, list))
 	if err != nil {
 		return nil, err
 	}
-	trees, err := b.debTrees(pkgs...)
+	trees, err := b.debTrees(hostApt, pkgs...)
 	if err != nil {
 		return nil, err
 	}
@@ -43,39 +43,14 @@ func (b *Builder) agentEntries() ([]cpioEntry, error) {
 		return nil, err
 	}
 	entries := []cpioEntry{{Path: guestAgentBinary, Mode: cpioRegular | 0o755, Data: data}}
-	interp, needed, err := elfDeps(binary)
+	loads, err := elfClosure(trees, binary, list)
 	if err != nil {
 		return nil, err
 	}
-	if interp != "" {
-		file, err := findLibrary(trees, path.Base(interp))
-		if err != nil {
+	for _, l := range loads {
+		if entries, err = appendFile(entries, l.file, l.path, 0o755); err != nil {
 			return nil, err
 		}
-		if entries, err = appendFile(entries, file, strings.TrimPrefix(interp, "/"), 0o755); err != nil {
-			return nil, err
-		}
-	}
-	seen := map[string]bool{}
-	for len(needed) > 0 {
-		name := needed[0]
-		needed = needed[1:]
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		file, err := findLibrary(trees, name)
-		if err != nil {
-			return nil, err
-		}
-		if entries, err = appendFile(entries, file, path.Join(libDirA, name), 0o755); err != nil {
-			return nil, err
-		}
-		_, more, err := elfDeps(file)
-		if err != nil {
-			return nil, err
-		}
-		needed = append(needed, more...)
 	}
 	// root's entries, for the agent's calls that name a user (guest-ssh-add-authorized-keys,
 	// guest-set-user-password), root without a password until one is set.
@@ -132,9 +107,50 @@ func elfDeps(file string) (interp string, needed []string, err error) {
 	return interp, needed, nil
 }
 
+// elfLoad is a file a program loads: its path in the image and the local file.
+type elfLoad struct{ path, file string }
+
+// elfClosure is what binary loads, found in the unpacked package trees: its ELF interpreter
+// at its own path, then every library it needs by DT_NEEDED (recursively), each under its
+// soname in lib/x86_64-linux-gnu where the interpreter looks by default. A library no tree
+// ships fails with a hint to add its package to list.
+func elfClosure(trees []string, binary, list string) ([]elfLoad, error) {
+	interp, needed, err := elfDeps(binary)
+	if err != nil {
+		return nil, err
+	}
+	var loads []elfLoad
+	if interp != "" {
+		file, err := findLibrary(trees, path.Base(interp), list)
+		if err != nil {
+			return nil, err
+		}
+		loads = append(loads, elfLoad{strings.TrimPrefix(interp, "/"), file})
+	}
+	seen := map[string]bool{}
+	for ; len(needed) > 0; needed = needed[1:] {
+		name := needed[0]
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		file, err := findLibrary(trees, name, list)
+		if err != nil {
+			return nil, err
+		}
+		loads = append(loads, elfLoad{path.Join(libDirA, name), file})
+		_, more, err := elfDeps(file)
+		if err != nil {
+			return nil, err
+		}
+		needed = append(needed, more...)
+	}
+	return loads, nil
+}
+
 // findLibrary is the file that the library name is in one of the unpacked package trees,
 // its symlinks followed inside that tree (a package's absolute links name its own root).
-func findLibrary(trees []string, name string) (string, error) {
+func findLibrary(trees []string, name, list string) (string, error) {
 	for _, tree := range trees {
 		for _, dir := range []string{libDirA, libDirB} {
 			file, err := resolveIn(tree, path.Join(dir, name))
@@ -143,7 +159,7 @@ func findLibrary(trees []string, name string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("no package of %s ships %s: add its package there", filepath.Join(guestImageDir, guestAgentPackages), name)
+	return "", fmt.Errorf("no package of %s ships %s: add its package there", list, name)
 }
 
 // resolveIn follows rel's symlinks inside tree, to a regular file.

@@ -71,7 +71,7 @@ func hookImage(files []File) (v1.Image, error) {
 
 // busybox is Debian's static busybox at /bin/busybox with a link in /bin for each applet.
 func (b *Builder) busybox() ([]File, error) {
-	trees, err := b.debTrees(guestBusyboxPkg)
+	trees, err := b.debTrees(hostApt, guestBusyboxPkg)
 	if err != nil {
 		return nil, err
 	}

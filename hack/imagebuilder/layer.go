@@ -56,6 +56,7 @@ func layerFromFiles(files []File) (v1.Layer, error) {
 		case f.Link != "":
 			hdr = &tar.Header{Typeflag: tar.TypeSymlink, Name: f.Path[1:], Linkname: f.Link, Mode: 0o777, ModTime: epoch}
 		case f.Dir:
+			dirs[f.Path[1:]] = true // written once, with its own mode, before what it holds
 			hdr = &tar.Header{Typeflag: tar.TypeDir, Name: f.Path[1:] + "/", Mode: f.Mode, ModTime: epoch}
 		}
 		if err := tw.WriteHeader(hdr); err != nil {

@@ -11,6 +11,9 @@ func TestLayerFromFilesEntries(t *testing.T) {
 		{Path: "/usr/bin/tool", Mode: 0o755, Data: []byte("x")},
 		{Path: "/bin/sh", Link: "busybox"},
 		{Path: "/tmp", Mode: 0o1777, Dir: true},
+		// A directory with files: once, with its own mode (mergeTrees gives the packages' own).
+		{Path: "/opt", Mode: 0o700, Dir: true},
+		{Path: "/opt/x", Mode: 0o644},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -21,6 +24,7 @@ func TestLayerFromFilesEntries(t *testing.T) {
 	}
 	defer rc.Close()
 	got := map[string]*tar.Header{}
+	var names []string
 	tr := tar.NewReader(rc)
 	for {
 		hdr, err := tr.Next()
@@ -31,9 +35,12 @@ func TestLayerFromFilesEntries(t *testing.T) {
 			t.Fatal(err)
 		}
 		got[hdr.Name] = hdr
+		names = append(names, hdr.Name)
 	}
 	for _, want := range []tar.Header{
 		{Name: "bin/", Typeflag: tar.TypeDir, Mode: 0o755},
+		{Name: "opt/", Typeflag: tar.TypeDir, Mode: 0o700},
+		{Name: "opt/x", Typeflag: tar.TypeReg, Mode: 0o644},
 		{Name: "bin/sh", Typeflag: tar.TypeSymlink, Mode: 0o777, Linkname: "busybox"},
 		{Name: "tmp/", Typeflag: tar.TypeDir, Mode: 0o1777},
 		{Name: "usr/bin/", Typeflag: tar.TypeDir, Mode: 0o755},
@@ -44,7 +51,7 @@ func TestLayerFromFilesEntries(t *testing.T) {
 			t.Errorf("%s: got %+v, want type %c mode %o link %q", want.Name, h, want.Typeflag, want.Mode, want.Linkname)
 		}
 	}
-	if len(got) != 6 { // usr/ too
-		t.Errorf("%d entries, want 6: %v", len(got), got)
+	if len(names) != 8 { // usr/ too
+		t.Errorf("%d entries, want 8: %v", len(names), names)
 	}
 }
