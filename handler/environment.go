@@ -52,9 +52,21 @@ func buildEnvironment(vmi *v1.VirtualMachineInstance, root *os.Root, domainType 
 		// The launcher answers there (--downward-metrics-port).
 		env.DownwardMetricsSocketPath = layout.InPod(layout.DownwardMetricsSocketRel)
 	}
+	shared := vmi.Spec.SharedVolumes()
 	for _, vol := range vmi.Spec.Volumes {
 		if msgs := validation.IsDNS1123Label(vol.Name); len(msgs) > 0 {
 			return env, invalidSpec("spec.volumes: name %q: %s", vol.Name, strings.Join(msgs, "; "))
+		}
+		if shared[vol.Name] {
+			if block[vol.Name] {
+				return env, invalidSpec("spec.domain.devices.filesystems: volume %q: its claim is block-mode: virtiofs shares a file system (volumeMode: Filesystem)", vol.Name)
+			}
+			// Its virtiofsd container mounts it; the guest sees no disk of it.
+			if env.VirtiofsSockets == nil {
+				env.VirtiofsSockets = map[string]string{}
+			}
+			env.VirtiofsSockets[vol.Name] = layout.VirtiofsSocket(vol.Name)
+			continue
 		}
 		switch {
 		case vol.ContainerDisk != nil:

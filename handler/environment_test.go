@@ -155,3 +155,34 @@ func TestNVRAMPath(t *testing.T) {
 		t.Errorf("nvram %s, want %s", got, layout.PersistentNVRAM)
 	}
 }
+
+// A volume shared as a filesystem is no disk: the guest reaches it through its virtiofsd's
+// socket, and a block-mode claim has no file system to share.
+func TestEnvironmentOfFilesystems(t *testing.T) {
+	vmi := newInstance()
+	vmi.Spec.Volumes = append(vmi.Spec.Volumes,
+		v1.Volume{Name: "data", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "pvc"}}},
+		v1.Volume{Name: "app", VolumeSource: v1.VolumeSource{ConfigMap: &v1.ConfigMapVolumeSource{Name: "app"}}})
+	vmi.Spec.Domain.Devices.Filesystems = []v1.Filesystem{{Name: "data", Virtiofs: &v1.FilesystemVirtiofs{}}, {Name: "app", Virtiofs: &v1.FilesystemVirtiofs{}}}
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "vmi-disks/root/disk.qcow2"), "x")
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	env, err := buildEnvironment(vmi, root, domain.TypeQEMU, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"data": "/var/run/kubevirt/virtiofs-containers/data.sock", "app": "/var/run/kubevirt/virtiofs-containers/app.sock"}
+	if diff := cmp.Diff(want, env.VirtiofsSockets); diff != "" {
+		t.Errorf("sockets (-want +got):\n%s", diff)
+	}
+	if _, ok := env.Volumes["data"]; ok {
+		t.Errorf("the shared claim is a disk too: %v", env.Volumes)
+	}
+	if _, err := buildEnvironment(vmi, root, domain.TypeQEMU, map[string]bool{"data": true}); err == nil || !isSpecError(err) || !strings.Contains(err.Error(), "block-mode") {
+		t.Errorf("a block-mode claim shared as a filesystem: err %v, want the instance failed saying why", err)
+	}
+}

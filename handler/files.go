@@ -23,8 +23,11 @@ const sectorSize = 512
 // secret volumes for cloud-init data kept in secrets; devices go on a config drive; the hook
 // sidecars' PreCloudInitIso may rewrite the cloud-init data (nil: none).
 func writeFiles(vmi *v1.VirtualMachineInstance, root *os.Root, secrets secretReader, configs configReader, devices []DeviceData, sidecars *hookCalls) error {
+	shared := vmi.Spec.SharedVolumes()
 	for _, vol := range vmi.Spec.Volumes {
 		switch {
+		case shared[vol.Name]:
+			// A filesystem: its virtiofsd serves the files themselves, no ISO of them.
 		case isConfigVolume(vol):
 			files, err := configs(vol)
 			if err != nil {

@@ -29,6 +29,7 @@ func main() {
 	opts := manager.Options{}
 	pflag.StringVar(&opts.LauncherImage, "launcher-image", "", "image of the virt-launcher pods (empty: the image of this pod's init container "+manager.LauncherImageContainer+")")
 	pflag.StringVar(&opts.SidecarShimImage, "sidecar-shim-image", "", "image that runs a hook sidecar's ConfigMap script when the sidecar names none (empty: sidecar-shim beside the launcher image, same tag)")
+	pflag.StringVar(&opts.VirtiofsdImage, "virtiofsd-image", "", "image that runs each filesystem's virtiofsd (empty: virtiofsd beside the launcher image, same tag)")
 	pflag.BoolVar(&opts.UseEmulation, "use-emulation", false, "run guests under QEMU's emulator (TCG): launcher pods request no /dev/kvm ("+layout.KVMResource+"), for nodes whose KVM is unusable (virt-handler needs --allow-emulation)")
 	pflag.Int64Var(&opts.CPUAllocationRatio, "cpu-allocation-ratio", vmi.DefaultCPUAllocationRatio, "vCPUs per CPU a launcher pod requests when its instance requests no CPU (KubeVirt's cpuAllocationRatio): 10 requests 100m a vCPU")
 	pflag.StringVar(&opts.VMStateStorageClass, "vm-state-storage-class", "", "storage class of the claims that keep VMs' persistent TPM and EFI state (KubeVirt's vmStateStorageClass; empty: the cluster's default)")

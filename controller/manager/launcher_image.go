@@ -31,17 +31,17 @@ func LauncherImageFromPod(ctx context.Context, kube kubernetes.Interface, namesp
 	return "", fmt.Errorf("pod %s/%s has no init container %q naming the launcher image: set --launcher-image", namespace, name, LauncherImageContainer)
 }
 
-// SidecarShimImage is the sidecar-shim image beside the launcher image: the same repository
-// path and tag, named sidecar-shim ("vmctl/virt-launcher:devel" -> "vmctl/sidecar-shim:devel"),
-// as KubeVirt takes its shim from its own registry. A launcher pinned by digest gives no tag.
-func SidecarShimImage(launcher string) string {
+// SiblingImage is the platform's image name beside the launcher image: the same repository
+// path and tag ("vmctl/virt-launcher:devel" -> "vmctl/sidecar-shim:devel"), as KubeVirt takes
+// its sidecar-shim from its own registry. A launcher pinned by digest gives no tag.
+func SiblingImage(launcher, name string) string {
 	launcher, _, _ = strings.Cut(launcher, "@")
-	dir, name := "", launcher
+	dir, base := "", launcher
 	if i := strings.LastIndex(launcher, "/"); i >= 0 {
-		dir, name = launcher[:i+1], launcher[i+1:]
+		dir, base = launcher[:i+1], launcher[i+1:]
 	}
-	if _, tag, ok := strings.Cut(name, ":"); ok {
-		return dir + "sidecar-shim:" + tag
+	if _, tag, ok := strings.Cut(base, ":"); ok {
+		return dir + name + ":" + tag
 	}
-	return dir + "sidecar-shim"
+	return dir + name
 }

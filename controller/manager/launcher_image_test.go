@@ -39,15 +39,15 @@ func TestLauncherImageFromPod(t *testing.T) {
 	}
 }
 
-func TestSidecarShimImage(t *testing.T) {
+func TestSiblingImage(t *testing.T) {
 	for launcher, want := range map[string]string{
 		"vmctl/virt-launcher:devel":    "vmctl/sidecar-shim:devel",
 		"mirror/kv/virt-launcher:v1.2": "mirror/kv/sidecar-shim:v1.2",
 		"internal/launcher@sha256:abc": "internal/sidecar-shim",
 		"virt-launcher":                "sidecar-shim",
 	} {
-		if got := SidecarShimImage(launcher); got != want {
-			t.Errorf("SidecarShimImage(%q) = %q, want %q", launcher, got, want)
+		if got := SiblingImage(launcher, "sidecar-shim"); got != want {
+			t.Errorf("SiblingImage(%q, sidecar-shim) = %q, want %q", launcher, got, want)
 		}
 	}
 }

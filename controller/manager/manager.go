@@ -46,9 +46,10 @@ const Component = "virt-controller"
 type Options struct {
 	// LauncherImage is the image of every launcher pod.
 	LauncherImage string
-	// SidecarShimImage runs hook sidecars' ConfigMap scripts (empty: SidecarShimImage of
-	// LauncherImage).
+	// SidecarShimImage runs hook sidecars' ConfigMap scripts, VirtiofsdImage filesystems'
+	// virtiofsd (empty: sidecar-shim, virtiofsd beside LauncherImage, SiblingImage).
 	SidecarShimImage string
+	VirtiofsdImage   string
 	// UseEmulation runs every guest under QEMU's emulator: launcher pods request no /dev/kvm.
 	UseEmulation bool
 	// ContainerDiskLimit bounds one containerDisk's copy in a launcher pod (zero: the default).
@@ -127,7 +128,8 @@ func New(kube kubernetes.Interface, virt versioned.Interface, opts Options) (*Ma
 	if err != nil {
 		return nil, fmt.Errorf("virtual machine controller: %w", err)
 	}
-	podConfig := vmi.PodConfig{LauncherImage: opts.LauncherImage, SidecarShimImage: cmp.Or(opts.SidecarShimImage, SidecarShimImage(opts.LauncherImage)), UseEmulation: opts.UseEmulation, ContainerDiskLimit: opts.ContainerDiskLimit, CPUAllocationRatio: opts.CPUAllocationRatio,
+	podConfig := vmi.PodConfig{LauncherImage: opts.LauncherImage, SidecarShimImage: cmp.Or(opts.SidecarShimImage, SiblingImage(opts.LauncherImage, "sidecar-shim")),
+		VirtiofsdImage: cmp.Or(opts.VirtiofsdImage, SiblingImage(opts.LauncherImage, "virtiofsd")), UseEmulation: opts.UseEmulation, ContainerDiskLimit: opts.ContainerDiskLimit, CPUAllocationRatio: opts.CPUAllocationRatio,
 		VMStateStorageClass: opts.VMStateStorageClass}
 	core := m.nodeFactory.Core().V1()
 	quotas := vmi.NewQuotas(core.ResourceQuotas(), core.Namespaces())

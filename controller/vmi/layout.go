@@ -147,6 +147,7 @@ func podVolumes(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Volume {
 	}
 	volumes = append(volumes, hostDiskVolumes(vmi)...)
 	volumes = append(volumes, hookSidecarVolumes(vmi)...)
+	volumes = append(volumes, virtiofsVolumes(vmi)...)
 	for _, vol := range vmi.Spec.Volumes {
 		if src, ok := configVolumeSource(vol); ok {
 			volumes = append(volumes, corev1.Volume{Name: layout.ConfigVolume(vol.Name), VolumeSource: src})
@@ -178,19 +179,21 @@ func secretVolume(i int) string { return fmt.Sprintf("secret-%d", i+1) }
 func pvcVolume(volume string) string { return "pvc-" + volume }
 
 // computeMounts put each PVC with a file system where its volume's disk files go (a
-// block-mode one is a device: blockDevices), each hostDisk's directory, and the hook
-// sidecars' claims shared with compute.
+// block-mode one is a device: blockDevices), each hostDisk's directory, the hook sidecars'
+// claims shared with compute, and the virtiofsd sockets. A volume shared as a filesystem
+// is its virtiofsd container's alone.
 func computeMounts(vmi *v1.VirtualMachineInstance, block map[string]bool) []corev1.VolumeMount {
 	mounts := []corev1.VolumeMount{privateMount}
+	shared := vmi.Spec.SharedVolumes()
 	for _, vol := range vmi.Spec.Volumes {
-		if pvc, ok := vol.Claim(); ok && !block[vol.Name] {
+		if pvc, ok := vol.Claim(); ok && !block[vol.Name] && !shared[vol.Name] {
 			mounts = append(mounts, corev1.VolumeMount{Name: pvcVolume(vol.Name), MountPath: layout.InPod(layout.DiskRel(vol.Name)), ReadOnly: pvc.ReadOnly})
 		}
 	}
 	mounts = append(mounts, hostDiskMounts(vmi)...)
 	mounts = append(mounts, hookSidecarComputeMounts(vmi)...)
 	for _, vol := range vmi.Spec.Volumes {
-		if _, ok := configVolumeSource(vol); ok {
+		if _, ok := configVolumeSource(vol); ok && !shared[vol.Name] {
 			mounts = append(mounts, corev1.VolumeMount{Name: layout.ConfigVolume(vol.Name), MountPath: path.Join(layout.ConfigVolumesDir, vol.Name), ReadOnly: true})
 		}
 	}
@@ -199,6 +202,9 @@ func computeMounts(vmi *v1.VirtualMachineInstance, block map[string]bool) []core
 	}
 	if _, ok := hugepageSize(vmi); ok {
 		mounts = append(mounts, corev1.VolumeMount{Name: hugepagesVolume, MountPath: layout.HugepagesDir})
+	}
+	if len(shared) > 0 {
+		mounts = append(mounts, virtiofsSocketsMount)
 	}
 	// The kubelet sets up only the volumes a container mounts; virt-handler reads these
 	// through the kubelet's directory, the launcher those whose keys go through the guest agent.
@@ -216,7 +222,8 @@ var (
 // initContainers prepare what the guest boots from its images: the virt-launcher binary first
 // (only when an image container runs it, see needsTools), then the kernelBoot files (copied),
 // then one sidecar per containerDisk serving the image in place (launcher/containerdisk), and
-// the guest-console-log sidecar, then the hook sidecars (hooksidecars.go). Sidecars (restartPolicy Always) start before compute and are
+// the guest-console-log sidecar, then the filesystems' virtiofsd (virtiofs.go), then the hook
+// sidecars (hooksidecars.go). Sidecars (restartPolicy Always) start before compute and are
 // stopped after it, and do not hold the pod Running once compute exits. Each requests a little
 // CPU and memory, so a namespace whose ResourceQuota counts requests admits the pod.
 func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Container {
@@ -224,6 +231,7 @@ func initContainers(vmi *v1.VirtualMachineInstance, cfg PodConfig) []corev1.Cont
 	for i := range containers {
 		containers[i].Resources = *helperResources.DeepCopy()
 	}
+	containers = append(containers, virtiofsContainers(vmi, cfg)...)
 	return append(containers, hookSidecars(vmi, cfg.SidecarShimImage)...)
 }
 

@@ -15,8 +15,9 @@ import (
 // a disk cannot follow the guest (a PVC not ReadWriteMany, which only one node may mount; a
 // hostDisk not marked shared; a persistent TPM's or EFI store's claim; a hook sidecar's claim
 // not ReadWriteMany) or an interface cannot (bridge binding on the pod network, whose
-// address belongs to the pod; SR-IOV, a device of one node). containerDisks, emptyDisks and
-// ephemeral disks are copied with the memory (block migration); config disks are made again.
+// address belongs to the pod; SR-IOV, a device of one node), or the instance has a filesystem
+// (virtiofs, as in KubeVirt). containerDisks, emptyDisks and ephemeral disks are copied with
+// the memory (block migration); config disks are made again.
 func liveMigratable(vmi *v1.VirtualMachineInstance, pvcs corelisters.PersistentVolumeClaimLister) v1.VirtualMachineInstanceCondition {
 	notMigratable := func(reason, format string, args ...any) v1.VirtualMachineInstanceCondition {
 		return v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceIsMigratable, Status: corev1.ConditionFalse,
@@ -35,6 +36,11 @@ func liveMigratable(vmi *v1.VirtualMachineInstance, pvcs corelisters.PersistentV
 			return notMigratable(v1.VirtualMachineInstanceReasonInterfaceNotMigratable,
 				"cannot migrate VMI with an SR-IOV interface (%s): its device belongs to one node", iface.Name)
 		}
+	}
+	if fs := vmi.Spec.Domain.Devices.Filesystems; len(fs) > 0 {
+		// virtiofsd's open files and the guest's view of them live in this node's process.
+		return notMigratable(v1.VirtualMachineInstanceReasonVirtIOFSNotMigratable,
+			"cannot migrate VMI: filesystem %s is shared through virtiofs", fs[0].Name)
 	}
 	var claims []string
 	for _, vol := range vmi.Spec.Volumes {

@@ -56,6 +56,10 @@ func TestLiveMigratable(t *testing.T) {
 		{"bridge on the pod network", instance(func(s *v1.VirtualMachineInstanceSpec) {
 			s.Domain.Devices.Interfaces[0].InterfaceBindingMethod = v1.InterfaceBindingMethod{Bridge: &v1.InterfaceBridge{}}
 		}), v1.VirtualMachineInstanceReasonInterfaceNotMigratable, "does not use masquerade"},
+		{"a filesystem", instance(func(s *v1.VirtualMachineInstanceSpec) {
+			s.Volumes = []v1.Volume{{Name: "data", VolumeSource: claim("shared")}}
+			s.Domain.Devices.Filesystems = []v1.Filesystem{{Name: "data", Virtiofs: &v1.FilesystemVirtiofs{}}}
+		}), v1.VirtualMachineInstanceReasonVirtIOFSNotMigratable, "filesystem data is shared through virtiofs"},
 		{"a persistent TPM", instance(func(s *v1.VirtualMachineInstanceSpec) { s.Domain.Devices.TPM = &v1.TPMDevice{Persistent: ptr.To(true)} }),
 			v1.VirtualMachineInstanceReasonDisksNotMigratable, "persistent TPM or EFI state (PVC persistent-state-for-vm) is not shared"},
 		{"a hook sidecar's ReadWriteOnce claim", sidecarClaim("local"), v1.VirtualMachineInstanceReasonDisksNotMigratable, "PVC local is not shared"},

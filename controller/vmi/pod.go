@@ -51,6 +51,8 @@ type PodConfig struct {
 	LauncherImage string
 	// SidecarShimImage runs a hook sidecar's ConfigMap script when the sidecar names no image.
 	SidecarShimImage string
+	// VirtiofsdImage runs each filesystem's virtiofsd.
+	VirtiofsdImage string
 	// UseEmulation runs guests under QEMU's emulator (TCG): launcher pods request no
 	// /dev/kvm, so they fit nodes whose KVM is unusable (KubeVirt's useEmulation).
 	UseEmulation bool

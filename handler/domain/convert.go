@@ -66,6 +66,9 @@ func Convert(vmi *v1.VirtualMachineInstance, env Environment) (*libvirtxml.Domai
 		d.Devices.Serials, d.Devices.Consoles = c.console()
 	}
 	c.extraDevices(d.Devices)
+	if d.Devices.Filesystems = c.filesystems(); len(d.Devices.Filesystems) > 0 {
+		d.MemoryBacking = sharedMemory(d.MemoryBacking)
+	}
 	d.Devices.Controllers = append([]libvirtxml.DomainController{usbController(d.Devices)}, d.Devices.Controllers...)
 	d.IOThreads = c.ioThreads(d.Devices.Disks)
 	if len(c.errs) > 0 {

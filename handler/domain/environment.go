@@ -41,6 +41,9 @@ type Environment struct {
 	// DownwardMetricsSocketPath is where QEMU listens with the downwardMetrics device's port,
 	// and the launcher connects to answer the guest.
 	DownwardMetricsSocketPath string
+	// VirtiofsSockets maps a filesystem's name (spec.domain.devices.filesystems[].name) to
+	// the socket where its virtiofsd, a container of the launcher pod, listens.
+	VirtiofsSockets map[string]string
 	// SerialLogPath receives a copy of everything the guest writes to its serial console;
 	// empty keeps no copy. QEMU writes it itself (qemu.conf stdio_handler="file").
 	SerialLogPath string

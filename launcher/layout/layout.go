@@ -75,6 +75,12 @@ const (
 	ConfigVolumesDir = "/var/run/kubevirt-config"
 	HugepagesDir     = "/dev/hugepages"
 
+	// VirtiofsSocketsDir is where each filesystem's virtiofsd listens (VirtiofsSocket) and
+	// QEMU, in compute, connects: an emptyDir of its own (VirtiofsSocketsVolume), so the
+	// virtiofsd containers see nothing else of the pod's. KubeVirt's path and volume name.
+	VirtiofsSocketsDir    = "/var/run/kubevirt/virtiofs-containers"
+	VirtiofsSocketsVolume = "virtiofs-containers"
+
 	// NetworkReadyRel appears once the launcher serves DHCP on the bridge virt-handler made:
 	// the handler starts the domain only then, so the guest's first DHCP request is answered.
 	NetworkReadyRel = "network-ready"
@@ -179,6 +185,9 @@ const (
 // serviceAccount or downwardAPI volume. The kubelet fills it; virt-handler reads it from the
 // kubelet's directory and gives the guest its files on an ISO disk, as KubeVirt does.
 func ConfigVolume(volume string) string { return "cfg-" + volume }
+
+// VirtiofsSocket is the socket of the virtiofsd sharing the filesystem named fs.
+func VirtiofsSocket(fs string) string { return path.Join(VirtiofsSocketsDir, fs+".sock") }
 
 // GuestLeaseRel holds the bridge binding's lease (GuestLease, JSON): virt-handler writes it
 // from the pod interface before moving the pod's address to the guest; the launcher's DHCP

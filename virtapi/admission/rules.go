@@ -47,6 +47,7 @@ func validateInstanceSpec(path *field.Path, spec *v1.VirtualMachineInstanceSpec,
 	errs = append(errs, emptyDisks(path.Child("volumes"), spec.Volumes, limits)...)
 	errs = append(errs, hostDisks(path.Child("volumes"), spec.Volumes, limits)...)
 	errs = append(errs, downwardMetrics(path, spec, limits)...)
+	errs = append(errs, filesystems(path, spec)...)
 	errs = append(errs, diskBusOptions(path.Child("domain", "devices", "disks"), spec.Domain.Devices.Disks)...)
 	errs = append(errs, domainText(path, spec)...)
 	errs = append(errs, volumeNames(path.Child("volumes"), spec.Volumes)...)

@@ -76,9 +76,6 @@ func unsupportedDevices(path *field.Path, devs *v1.Devices) field.ErrorList {
 	if len(devs.HostDevices) > 0 {
 		forbid(path.Child("hostDevices"), "host devices "+needsDevicePlugin)
 	}
-	if len(devs.Filesystems) > 0 {
-		forbid(path.Child("filesystems"), "virtiofs "+notOnThisNode+": the launcher image's virtiofsd (QEMU 7.2's) must chroot or unshare namespaces, which the unprivileged launcher pod may not")
-	}
 	if devs.ClientPassthrough != nil {
 		forbid(path.Child("clientPassthrough"), "USB redirection "+notOnThisNode)
 	}

@@ -80,10 +80,13 @@ func setDiskDefaults(d *Disk, readOnlyVolume bool) {
 	}
 }
 
-// addDisksForVolumes gives every volume without a disk of its name a disk, as KubeVirt does:
-// a volume is otherwise invisible to the guest.
+// addDisksForVolumes gives every volume without a disk or a filesystem of its name a disk, as
+// KubeVirt does: a volume is otherwise invisible to the guest.
 func addDisksForVolumes(spec *VirtualMachineInstanceSpec) {
-	has := map[string]bool{}
+	has := spec.SharedVolumes()
+	if has == nil {
+		has = map[string]bool{}
+	}
 	for _, d := range spec.Domain.Devices.Disks {
 		has[d.Name] = true
 	}

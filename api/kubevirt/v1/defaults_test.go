@@ -29,6 +29,15 @@ func TestSetDefaultsVirtualMachineInstanceSpec(t *testing.T) {
 			},
 		},
 		{
+			name: "a volume a filesystem shares gets no disk",
+			in: VirtualMachineInstanceSpec{Volumes: []Volume{{Name: "data", VolumeSource: VolumeSource{ConfigMap: &ConfigMapVolumeSource{Name: "app"}}}},
+				Domain: DomainSpec{Devices: Devices{Filesystems: []Filesystem{{Name: "data", Virtiofs: &FilesystemVirtiofs{}}}}}},
+			want: func(s *VirtualMachineInstanceSpec) {
+				s.TerminationGracePeriodSeconds = ptr.To[int64](30)
+				masqueradePod(s)
+			},
+		},
+		{
 			name: "luns default to sata",
 			in:   VirtualMachineInstanceSpec{Domain: DomainSpec{Devices: Devices{Disks: []Disk{{Name: "l", DiskDevice: DiskDevice{LUN: &LunTarget{}}}}}}},
 			want: func(s *VirtualMachineInstanceSpec) {

@@ -378,6 +378,7 @@ const (
 const (
 	VirtualMachineInstanceReasonDisksNotMigratable     = "DisksNotLiveMigratable"
 	VirtualMachineInstanceReasonInterfaceNotMigratable = "InterfaceNotLiveMigratable"
+	VirtualMachineInstanceReasonVirtIOFSNotMigratable  = "VirtIOFSNotLiveMigratable"
 )
 
 // VirtualMachineInstanceReasonPvcNotFound is the reason of a Synchronized condition that is
