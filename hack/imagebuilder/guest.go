@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 )
 
 // The testguest image is a KubeVirt kernelBoot container: spec.domain.firmware.kernelBoot
@@ -40,19 +38,11 @@ func (b *Builder) testguestImage() (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	layer, err := layerFromFiles([]File{
+	return filesImage([]File{
 		{Path: guestKernelPath, Mode: 0o644, Data: kernel},
 		{Path: guestInitrdPath, Mode: 0o644, Data: initrds[0]},
 		{Path: guestAgentInitrdPath, Mode: 0o644, Data: initrds[1]},
-	})
-	if err != nil {
-		return nil, err
-	}
-	img, err := mutate.AppendLayers(empty.Image, layer)
-	if err != nil {
-		return nil, err
-	}
-	return withConfig(img, v1.Config{Labels: map[string]string{guestKernelLabel: version}})
+	}, v1.Config{Labels: map[string]string{guestKernelLabel: version}})
 }
 
 // testguestBoot returns the guest's kernel, the kernel's version and one initramfs for each

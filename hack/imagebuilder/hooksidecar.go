@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 )
 
 // Hook sidecar images (KubeVirt's hooks.kubevirt.io/hookSidecars):
@@ -58,15 +56,7 @@ func (b *Builder) exampleHookImage() (v1.Image, error) {
 
 // hookImage is files on an empty base, the shim their entrypoint.
 func hookImage(files []File) (v1.Image, error) {
-	layer, err := layerFromFiles(files)
-	if err != nil {
-		return nil, err
-	}
-	img, err := mutate.AppendLayers(empty.Image, layer)
-	if err != nil {
-		return nil, err
-	}
-	return withConfig(img, v1.Config{Entrypoint: []string{shimPath}, User: nonRoot})
+	return filesImage(files, v1.Config{Entrypoint: []string{shimPath}, User: nonRoot})
 }
 
 // busybox is Debian's static busybox at /bin/busybox with a link in /bin for each applet.

@@ -49,15 +49,7 @@ func (b *Builder) staticImage(local, binary, user string) (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	layer, err := layerFromFiles([]File{f})
-	if err != nil {
-		return nil, err
-	}
-	img, err := mutate.AppendLayers(empty.Image, layer)
-	if err != nil {
-		return nil, err
-	}
-	return withConfig(img, v1.Config{Entrypoint: []string{"/usr/bin/" + binary}, User: user})
+	return filesImage([]File{f}, v1.Config{Entrypoint: []string{"/usr/bin/" + binary}, User: user})
 }
 
 // programImage builds a Go main package that is not one of the project's binaries, in the
@@ -71,6 +63,19 @@ func (b *Builder) programImage(dir, pkg, name string) (v1.Image, error) {
 		return nil, fmt.Errorf("build %s: %w", pkg, err)
 	}
 	return b.staticImage(out, name, nonRoot)
+}
+
+// filesImage is files in one layer on an empty base, run as cfg says.
+func filesImage(files []File, cfg v1.Config) (v1.Image, error) {
+	layer, err := layerFromFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	img, err := mutate.AppendLayers(empty.Image, layer)
+	if err != nil {
+		return nil, err
+	}
+	return withConfig(img, cfg)
 }
 
 // withConfig sets an image's run configuration for linux/amd64 with a fixed creation time.

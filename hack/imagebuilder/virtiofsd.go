@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 
 	"github.com/vmctl/vmctl/launcher/layout"
 )
@@ -63,15 +61,7 @@ func (b *Builder) virtiofsdImage() (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	layer, err := layerFromFiles(files)
-	if err != nil {
-		return nil, err
-	}
-	img, err := mutate.AppendLayers(empty.Image, layer)
-	if err != nil {
-		return nil, err
-	}
-	return withConfig(img, v1.Config{Entrypoint: []string{virtiofsdEntrypoint}, User: virtiofsdUser})
+	return filesImage(files, v1.Config{Entrypoint: []string{virtiofsdEntrypoint}, User: virtiofsdUser})
 }
 
 // suiteApt is a private apt configuration in the cache (apt-<suite>/) whose sources are
