@@ -3,10 +3,12 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -19,8 +21,8 @@ import (
 // TestTheGuestMountsFilesystemsThroughVirtiofs: KubeVirt's filesystems. A ConfigMap and a
 // claim shared through virtiofs, each by a virtiofsd of its own in the launcher pod; the
 // guest mounts them by their names (`mount -t virtiofs NAME`), reads the ConfigMap's key and
-// the claim's file, and writes into the claim what then lies in its volume. As in KubeVirt,
-// such an instance cannot live-migrate.
+// the claim's file, and writes into the claim what then lies in its volume. An edit of the
+// ConfigMap reaches the running guest. As in KubeVirt, such an instance cannot live-migrate.
 func TestTheGuestMountsFilesystemsThroughVirtiofs(t *testing.T) {
 	f := framework.New(t)
 	f.CreateObjects(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app"}, Data: map[string]string{"greeting": "hello-from-the-configmap"}})
@@ -51,6 +53,19 @@ func TestTheGuestMountsFilesystemsThroughVirtiofs(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(volumeDir, "written")); err != nil || strings.TrimSpace(string(data)) != "by-the-guest" {
 		t.Errorf("the claim's volume holds %q (%v), want what the guest wrote", data, err)
 	}
+
+	// The kubelet updates a ConfigMap's volume in place: the running guest reads the new value.
+	cm, err := f.Kube.CoreV1().ConfigMaps(f.Namespace).Get(f.Context(), "app", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["greeting"] = "hello-again"
+	if _, err := f.Kube.CoreV1().ConfigMaps(f.Namespace).Update(f.Context(), cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Eventually(3*time.Minute, "the guest to read the ConfigMap's new value", func(ctx context.Context) (bool, error) {
+		return guestCGI(t, f, vmi, "virtiofs?app/greeting") == "hello-again", nil
+	})
 
 	var containers []string
 	for _, c := range f.LauncherPod(vmi).Spec.InitContainers {
