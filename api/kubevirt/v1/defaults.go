@@ -84,9 +84,6 @@ func setDiskDefaults(d *Disk, readOnlyVolume bool) {
 // KubeVirt does: a volume is otherwise invisible to the guest.
 func addDisksForVolumes(spec *VirtualMachineInstanceSpec) {
 	has := spec.SharedVolumes()
-	if has == nil {
-		has = map[string]bool{}
-	}
 	for _, d := range spec.Domain.Devices.Disks {
 		has[d.Name] = true
 	}

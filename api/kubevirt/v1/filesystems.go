@@ -1,13 +1,10 @@
 package v1
 
 // SharedVolumes are the names of the volumes the guest sees as filesystems (virtiofs), not
-// as disks; nil when there are none.
+// as disks.
 func (s *VirtualMachineInstanceSpec) SharedVolumes() map[string]bool {
-	var shared map[string]bool
+	shared := map[string]bool{}
 	for _, fs := range s.Domain.Devices.Filesystems {
-		if shared == nil {
-			shared = map[string]bool{}
-		}
 		shared[fs.Name] = true
 	}
 	return shared
