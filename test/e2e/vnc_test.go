@@ -38,8 +38,11 @@ func TestVNCShowsTheGuestsDisplay(t *testing.T) {
 	headless.Domain.Devices.AutoattachGraphicsDevice = ptr.To(false)
 	f.CreateVMI(&v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "headless"}, Spec: headless})
 	f.CreateVMI(&v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "shown"}, Spec: framework.TestGuestSpec("shown")})
-	f.WaitVMIPhase("shown", v1.Running, 3*time.Minute)
+	shown := f.WaitVMIPhase("shown", v1.Running, 3*time.Minute)
 	f.WaitVMIPhase("headless", v1.Running, 3*time.Minute)
+	// The screen changes mode while the firmware and the kernel start (QEMU's 640x480, then
+	// the VGA BIOS's 720x400 text): compare the handshake and the screenshot once it booted.
+	f.WaitConsole(f.FollowConsole(f.LauncherPod(shown)), framework.GuestMarker, bootTimeout)
 
 	bin, err := framework.VirtctlBinary()
 	if err != nil {
