@@ -67,7 +67,7 @@ func (c *chaos) killInPod(ctx context.Context, pod *corev1.Pod, comm string) (ef
 		if err != nil {
 			return err
 		}
-		if got.UID != pod.UID || restartCount(got) <= restarts || !podReady(got) {
+		if got.UID != pod.UID || restartCount(got) <= restarts || !framework.PodReady(got) {
 			return fmt.Errorf("%s in pod %s not restarted and ready yet", comm, pod.Name)
 		}
 		return nil
@@ -92,15 +92,6 @@ func restartCount(pod *corev1.Pod) int32 {
 		n += cs.RestartCount
 	}
 	return n
-}
-
-func podReady(pod *corev1.Pod) bool {
-	for _, cond := range pod.Status.Conditions {
-		if cond.Type == corev1.PodReady {
-			return cond.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // componentPod is the project's pod of that app label, on node when node is not "".

@@ -25,6 +25,8 @@ func TestBridgeBindingGivesTheGuestThePodIP(t *testing.T) {
 	vmi := f.CreateVMI(&v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "bridged"}, Spec: spec})
 	vmi = f.WaitVMIPhase(vmi.Name, v1.Running, 3*time.Minute)
 	pod := f.LauncherPod(vmi)
+	// The guest's init starts httpd on 80, then on 8080, then prints its marker.
+	f.WaitConsole(f.FollowConsole(pod), framework.GuestMarker, bootTimeout)
 	url := fmt.Sprintf("http://%s:80/", pod.Status.PodIP)
 	var page string
 	f.Eventually(2*time.Minute, "the guest to answer on "+url, func(ctx context.Context) (bool, error) {
@@ -53,7 +55,9 @@ func TestMasqueradePortsLimitWhatReachesTheGuest(t *testing.T) {
 	spec.Domain.Devices.Interfaces[0].Ports = []v1.Port{{Name: "http", Port: 80}}
 	vmi := f.CreateVMI(&v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "ported"}, Spec: spec})
 	vmi = f.WaitVMIPhase(vmi.Name, v1.Running, 3*time.Minute)
-	ip := f.LauncherPod(vmi).Status.PodIP
+	pod := f.LauncherPod(vmi)
+	f.WaitConsole(f.FollowConsole(pod), framework.GuestMarker, bootTimeout) // 8080 serves in the guest
+	ip := pod.Status.PodIP
 	f.Eventually(2*time.Minute, "the guest to answer on port 80", func(ctx context.Context) (bool, error) {
 		_, err := get(ctx, fmt.Sprintf("http://%s:80/", ip))
 		return err == nil, nil

@@ -55,7 +55,7 @@ func TestTenantsCannotStallTheNode(t *testing.T) {
 		waitSynchronized(f, name, "LauncherUnresponsive", time.Minute)
 	}
 	waitSynchronized(f, hostile, "LauncherProtocolError", time.Minute)
-	if vmi := f.WaitVMIPhase("fresh", v1.Running, time.Second); vmi.Status.Condition(v1.VirtualMachineInstanceSynchronized) != nil {
+	if vmi := f.WaitVMIPhase("fresh", v1.Running, 10*time.Second); vmi.Status.Condition(v1.VirtualMachineInstanceSynchronized) != nil {
 		t.Errorf("the fresh instance is not synchronized: %+v", vmi.Status.Conditions)
 	}
 	handler, err := f.Kube.CoreV1().Pods(framework.ProjectNamespace).List(f.Context(), metav1.ListOptions{LabelSelector: "kubevirt.io=virt-handler"})
@@ -144,7 +144,7 @@ func TestAGuestFloodingItsConsoleIsBounded(t *testing.T) {
 	if used, limit := blocks*blockSize, layout.ConsoleLogMax+256<<10; used > limit {
 		t.Errorf("console.log takes %d bytes of disk after the flood, want at most %d", used, limit)
 	}
-	if vmi := f.WaitVMIPhase("flood", v1.Running, time.Second); len(vmi.Status.ActivePods) != 1 {
+	if vmi := f.WaitVMIPhase("flood", v1.Running, 10*time.Second); len(vmi.Status.ActivePods) != 1 {
 		t.Errorf("the flooding guest's launcher was replaced: %v", vmi.Status.ActivePods)
 	}
 }

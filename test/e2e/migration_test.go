@@ -284,7 +284,7 @@ func guestBoot(t *testing.T, f *framework.Framework, vmi *v1.VirtualMachineInsta
 func guestCGI(t *testing.T, f *framework.Framework, vmi *v1.VirtualMachineInstance, name string) string {
 	t.Helper()
 	var body string
-	f.Eventually(time.Minute, name+" of "+vmi.Name, func(ctx context.Context) (bool, error) {
+	f.Eventually(bootTimeout, name+" of "+vmi.Name, func(ctx context.Context) (bool, error) {
 		fresh, err := f.Virt.KubevirtV1().VirtualMachineInstances(vmi.Namespace).Get(ctx, vmi.Name, metav1.GetOptions{})
 		if err != nil || len(fresh.Status.Interfaces) == 0 {
 			return false, fmt.Errorf("no address yet: %v", err)

@@ -75,7 +75,7 @@ func TestLosingANodeRestartsItsVMsOnTheOther(t *testing.T) {
 	lostVMIs := map[string]types.UID{}
 	for _, name := range vms {
 		f.WaitVMReady(name, bootTimeout)
-		vmi := f.WaitVMIPhase(name, v1.Running, time.Second)
+		vmi := f.WaitVMIPhase(name, v1.Running, 10*time.Second)
 		if vmi.Status.NodeName != lost {
 			t.Fatalf("VM %s runs on %s; the test needs it on %s", name, vmi.Status.NodeName, lost)
 		}

@@ -26,7 +26,7 @@ func TestKernelBootExampleRunsUnderRestrictedPodSecurity(t *testing.T) {
 	}
 	f.CreateObjects(f.Example("vmi-kernelboot.yaml")...)
 	vmi := f.WaitVMIPhase("vmi-kernelboot", v1.Running, bootTimeout)
-	f.WaitConsole(f.FollowConsole(f.LauncherPod(vmi)), framework.GuestMarker+" hostname=vmi-kernelboot", time.Minute)
+	f.WaitConsole(f.FollowConsole(f.LauncherPod(vmi)), framework.GuestMarker+" hostname=vmi-kernelboot", bootTimeout)
 }
 
 // TestATenantInTheLauncherHasNoPrivilege: a user with the namespace's edit role may exec into

@@ -30,7 +30,7 @@ func TestVMsRunInANamespaceWithResourceQuotas(t *testing.T) {
 	f.CreateVM(framework.TestGuestVM("tenant", v1.RunStrategyAlways))
 	vmi := f.WaitVMIPhase("tenant", v1.Running, bootTimeout)
 	pod := f.LauncherPod(vmi)
-	f.WaitConsole(f.FollowConsole(pod), framework.GuestMarker+" hostname=tenant", time.Minute)
+	f.WaitConsole(f.FollowConsole(pod), framework.GuestMarker+" hostname=tenant", bootTimeout)
 	cpu := pod.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]
 	t.Logf("compute requests %s of CPU", cpu.String())
 	f.Eventually(time.Minute, "the quota to count the launcher pod", func(ctx context.Context) (bool, error) {
@@ -56,7 +56,7 @@ func TestVMsRunInANamespaceWithResourceQuotas(t *testing.T) {
 
 	f.CreateVM(framework.TestGuestVM("unlimited", v1.RunStrategyAlways))
 	unlimited := f.LauncherPod(f.WaitVMIPhase("unlimited", v1.Running, bootTimeout))
-	f.WaitConsole(f.FollowConsole(unlimited), framework.GuestMarker+" hostname=unlimited", time.Minute)
+	f.WaitConsole(f.FollowConsole(unlimited), framework.GuestMarker+" hostname=unlimited", bootTimeout)
 	compute := unlimited.Spec.Containers[0].Resources
 	wantMemory := resource.NewQuantity(2*compute.Requests.Memory().Value(), resource.BinarySI)
 	if compute.Limits.Cpu().Cmp(resource.MustParse("1")) != 0 || compute.Limits.Memory().Cmp(*wantMemory) != 0 {

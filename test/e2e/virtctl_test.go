@@ -120,7 +120,7 @@ func TestVirtctlOtherRunStrategies(t *testing.T) {
 
 	f.CreateVM(framework.TestGuestVM("manual", v1.RunStrategyManual))
 	time.Sleep(2 * time.Second) // the controller must not start it by itself
-	waitVMI(f, "manual", false, time.Second)
+	waitVMI(f, "manual", false, 10*time.Second)
 	expectVirtctl(t, f, conflict, "stop", "manual")
 	expectVirtctl(t, f, conflict, "restart", "manual")
 	expectVirtctl(t, f, "", "start", "manual")
@@ -130,7 +130,7 @@ func TestVirtctlOtherRunStrategies(t *testing.T) {
 	expectVirtctl(t, f, conflict, "stop", "manual")
 	waitVMI(f, "manual", false, 2*time.Minute)
 	time.Sleep(3 * time.Second)
-	waitVMI(f, "manual", false, time.Second)
+	waitVMI(f, "manual", false, 10*time.Second)
 	if got := runStrategy(t, f, "manual"); got != v1.RunStrategyManual {
 		t.Fatalf("stop changed a Manual VM's strategy to %s", got)
 	}
@@ -147,18 +147,17 @@ func TestVirtctlOtherRunStrategies(t *testing.T) {
 }
 
 // TestVirtctlConsoleAndExpose: a Service exposed before the VM starts reaches the guest once
-// it runs, and `virtctl console` shows the guest booting up to its marker.
+// it runs, and `virtctl console`, run while the instance is still pending, waits for it and
+// shows the guest booting up to its marker.
 func TestVirtctlConsoleAndExpose(t *testing.T) {
 	f := framework.New(t)
 	f.CreateVM(framework.TestGuestVM("guest", v1.RunStrategyHalted))
 	expectVirtctl(t, f, "", "expose", "vm", "guest", "--name", "guest-http", "--port", "8080", "--target-port", "80")
 	expectVirtctl(t, f, "", "start", "guest")
 
-	// Attach as soon as the instance is scheduled, so the console sees the whole boot.
-	f.Eventually(bootTimeout, "VMI guest scheduled", func(ctx context.Context) (bool, error) {
-		vmi, err := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(ctx, "guest", metav1.GetOptions{})
-		return err == nil && (vmi.Status.Phase == v1.Scheduled || vmi.Status.Phase == v1.Running), err
-	})
+	// Attach as soon as the instance exists: virtctl console waits until it is scheduled (as
+	// KubeVirt's does, up to --timeout), so the console sees the whole boot.
+	waitVMI(f, "guest", true, time.Minute)
 	console := f.StartConsole("guest")
 	f.Eventually(bootTimeout, "virtctl console to show "+framework.GuestMarker, func(context.Context) (bool, error) {
 		return strings.Contains(console.Output(), framework.GuestMarker), nil

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -44,24 +45,41 @@ func TestAVMSaysWhyItDoesNotStart(t *testing.T) {
 	}
 
 	f.WaitVMStatus("huge", v1.VirtualMachineStatusUnschedulable, time.Minute)
-	if c := instanceCondition(t, f, "huge", v1.VirtualMachineInstancePodScheduled); c.Reason != corev1.PodReasonUnschedulable || !strings.Contains(c.Message, "Insufficient memory") {
-		t.Errorf("unschedulable instance's PodScheduled: %+v, want Unschedulable for Insufficient memory", c)
-	}
+	// The VM's status and the instance's conditions are two writes: wait for the second.
+	waitInstanceCondition(f, "huge", v1.VirtualMachineInstancePodScheduled, "Unschedulable for Insufficient memory", func(c v1.VirtualMachineInstanceCondition) bool {
+		return c.Reason == corev1.PodReasonUnschedulable && strings.Contains(c.Message, "Insufficient memory")
+	})
 
 	f.Eventually(2*time.Minute, "VM pull to say its image cannot be pulled", func(ctx context.Context) (bool, error) {
 		vm, err := f.Virt.KubevirtV1().VirtualMachines(f.Namespace).Get(ctx, "pull", metav1.GetOptions{})
 		return err == nil && (vm.Status.PrintableStatus == v1.VirtualMachineStatusErrImagePull ||
 			vm.Status.PrintableStatus == v1.VirtualMachineStatusImagePullBackOff), err
 	})
-	if c := instanceCondition(t, f, "pull", v1.VirtualMachineInstanceSynchronized); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, "no-such-guest") {
-		t.Errorf("instance whose image cannot be pulled: Synchronized %+v, want False naming the image", c)
-	}
+	waitInstanceCondition(f, "pull", v1.VirtualMachineInstanceSynchronized, "False naming the image", func(c v1.VirtualMachineInstanceCondition) bool {
+		return c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "no-such-guest")
+	})
 
 	f.JournalPVC("late")
 	f.WaitVMStatus("claim", v1.VirtualMachineStatusRunning, 3*time.Minute)
 	if c := instanceCondition(t, f, "claim", v1.VirtualMachineInstanceSynchronized); c.Reason == v1.VirtualMachineInstanceReasonPvcNotFound {
 		t.Errorf("running instance still says it waits for its claim: %+v", c)
 	}
+}
+
+// waitInstanceCondition waits a minute for the named instance's condition of type ct to be
+// as want says; a timeout names the last condition seen.
+func waitInstanceCondition(f *framework.Framework, name string, ct v1.VirtualMachineInstanceConditionType, want string, ok func(v1.VirtualMachineInstanceCondition) bool) {
+	f.Eventually(time.Minute, fmt.Sprintf("%s's %s: %s", name, ct, want), func(ctx context.Context) (bool, error) {
+		vmi, err := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := vmi.Status.Condition(ct)
+		if c == nil || !ok(*c) {
+			return false, fmt.Errorf("%s is %+v", ct, c)
+		}
+		return true, nil
+	})
 }
 
 // instanceCondition is the named instance's condition of type ct, empty when it has none.

@@ -75,7 +75,7 @@ func TestVmctlDeployment(t *testing.T) {
 
 	t.Run("kill -9 of vmctl: the restarted container adopts its clone", func(t *testing.T) {
 		pod := pods[0]
-		clone := f.WaitVMStatus(vmctl.CloneName("testvm", pod.Name), v1.VirtualMachineStatusRunning, time.Second)
+		clone := f.WaitVMStatus(vmctl.CloneName("testvm", pod.Name), v1.VirtualMachineStatusRunning, 10*time.Second)
 		pid, err := framework.VmctlPID(pod.Name)
 		if err != nil {
 			t.Fatal(err)
@@ -91,7 +91,7 @@ func TestVmctlDeployment(t *testing.T) {
 			cs := got.Status.ContainerStatuses[0]
 			return cs.RestartCount > 0 && cs.Ready && f.PodHasEvent(ctx, pod.Name, vmctl.ReasonCloneAdopted), nil
 		})
-		if now := f.WaitVMStatus(clone.Name, v1.VirtualMachineStatusRunning, time.Second); now.UID != clone.UID {
+		if now := f.WaitVMStatus(clone.Name, v1.VirtualMachineStatusRunning, 10*time.Second); now.UID != clone.UID {
 			t.Errorf("the clone was replaced across vmctl's restart")
 		}
 	})
@@ -238,7 +238,7 @@ func TestVmctlDaemonSet(t *testing.T) {
 		}
 	}
 	f.WaitDaemonSetReady(f.Namespace, ds.Name, vmctlTimeout)
-	vmi := f.WaitVMIPhase(vmctl.CloneName("testvm", real.Name), v1.Running, time.Second)
+	vmi := f.WaitVMIPhase(vmctl.CloneName("testvm", real.Name), v1.Running, 10*time.Second)
 	if vmi.Status.NodeName != real.Spec.NodeName {
 		t.Errorf("the real node's clone runs on %s, want %s", vmi.Status.NodeName, real.Spec.NodeName)
 	}

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -43,10 +44,43 @@ func (f *Framework) WaitDaemonSetReady(namespace, name string, timeout time.Dura
 
 // RestartVirtHandler deletes the virt-handler pods and waits for their replacements to be
 // ready: a handler that starts afresh and dials every launcher of its node again.
+// The DaemonSet's status may still count the old pods right after they went, so it waits
+// for pods of other names, ready, on every node the DaemonSet targets.
 func (f *Framework) RestartVirtHandler() {
 	f.t.Helper()
-	f.Kubectl("delete", "pods", "-n", ProjectNamespace, "-l", "kubevirt.io=virt-handler", "--wait")
-	f.WaitDaemonSetReady(ProjectNamespace, "virt-handler", 2*time.Minute)
+	const selector = "kubevirt.io=virt-handler"
+	old := map[string]bool{}
+	for _, name := range strings.Fields(f.Kubectl("get", "pods", "-n", ProjectNamespace, "-l", selector, "-o", "name")) {
+		old[strings.TrimPrefix(name, "pod/")] = true
+	}
+	f.Kubectl("delete", "pods", "-n", ProjectNamespace, "-l", selector, "--wait")
+	f.Eventually(2*time.Minute, "new virt-handler pods ready on every node", func(ctx context.Context) (bool, error) {
+		ds, err := f.Kube.AppsV1().DaemonSets(ProjectNamespace).Get(ctx, "virt-handler", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		pods, err := f.Kube.CoreV1().Pods(ProjectNamespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return false, err
+		}
+		ready := 0
+		for _, p := range pods.Items {
+			if !old[p.Name] && p.DeletionTimestamp == nil && PodReady(&p) {
+				ready++
+			}
+		}
+		return ds.Status.DesiredNumberScheduled > 0 && int32(ready) == ds.Status.DesiredNumberScheduled, nil
+	})
+}
+
+// PodReady reports whether the pod's Ready condition is True.
+func PodReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // CreateQuota creates a ResourceQuota in the test's namespace and waits until the quota
