@@ -2,14 +2,18 @@ package virtctl
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	gws "github.com/gorilla/websocket"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/httpstream"
 )
 
 // consoleProtocol is the websocket subprotocol virt-api speaks on the console: raw bytes.
@@ -19,7 +23,8 @@ const consoleProtocol = "plain.kubevirt.io"
 const escapeByte = 0x1d
 
 func consoleCommand(cl *clientLoader) *cobra.Command {
-	return &cobra.Command{
+	var timeout int
+	cmd := &cobra.Command{
 		Use:   "console VMI",
 		Short: "Connect to the serial console of a running instance (Ctrl+] to leave)",
 		Args:  cobra.ExactArgs(1),
@@ -28,7 +33,7 @@ func consoleCommand(cl *clientLoader) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			conn, err := openStream(cmd.Context(), c, c.Namespace, "virtualmachineinstances", args[0], consoleProtocol, "console")
+			conn, err := openConsole(cmd.Context(), c, args[0], time.Duration(timeout)*time.Minute)
 			if err != nil {
 				return fmt.Errorf("console of %s: %w", args[0], err)
 			}
@@ -43,6 +48,27 @@ func consoleCommand(cl *clientLoader) *cobra.Command {
 			}
 			return relay(conn, in, cmd.OutOrStdout())
 		},
+	}
+	cmd.Flags().IntVar(&timeout, "timeout", 5, "The number of minutes to wait for the virtual machine instance to be ready.")
+	return cmd
+}
+
+// openConsole opens the console of the named instance. While virt-api answers that the
+// instance does not run yet (409: a VM just started), it asks again every second until wait
+// has passed, as KubeVirt's virtctl does: `virtctl start vm && virtctl console vm` works.
+func openConsole(ctx context.Context, c *clients, name string, wait time.Duration) (*gws.Conn, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		conn, err := openStream(ctx, c, c.Namespace, "virtualmachineinstances", name, consoleProtocol, "console")
+		var upgrade *httpstream.UpgradeFailureError
+		if err == nil || !errors.As(err, &upgrade) || !apierrors.IsConflict(upgrade.Cause) || time.Now().After(deadline) {
+			return conn, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Second):
+		}
 	}
 }
 

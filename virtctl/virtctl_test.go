@@ -50,8 +50,13 @@ func fakeAPI(t *testing.T, code int, got *[]string) string {
 		}
 	}))
 	t.Cleanup(srv.Close)
+	return writeKubeconfig(t, srv.URL)
+}
+
+// writeKubeconfig is a kubeconfig for the API server at url, namespace ns1.
+func writeKubeconfig(t *testing.T, url string) string {
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	cfg := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + srv.URL + "}}]\n" +
+	cfg := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + url + "}}]\n" +
 		"contexts: [{name: c, context: {cluster: c, namespace: ns1}}]\ncurrent-context: c\nusers: []\n"
 	if err := os.WriteFile(kc, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
