@@ -46,13 +46,25 @@ func (c *Controller) waitConsole(ctx context.Context, namespace, name string) (n
 	}
 }
 
-// localInstance is namespace/name when it runs on this node, else a 404 for virt-api.
+// cacheLag bounds how long a request waits for this node's informer to show the instance:
+// virt-api asks a handler only after reading the instance as on its node, so a miss is most
+// often the write that scheduled it, not yet in the cache.
+var cacheLag = 2 * time.Second
+
+// localInstance is namespace/name when it runs on this node, else (after cacheLag) a 404 for
+// virt-api.
 func (c *Controller) localInstance(namespace, name string) (*v1.VirtualMachineInstance, error) {
-	vmi, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
-	if apierrors.IsNotFound(err) || err == nil && vmi.Status.NodeName != c.opts.NodeName {
-		return nil, &streamError{http.StatusNotFound, fmt.Sprintf("no instance %s/%s on node %s", namespace, name, c.opts.NodeName)}
+	deadline := time.Now().Add(cacheLag)
+	for {
+		vmi, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
+		if err == nil && vmi.Status.NodeName == c.opts.NodeName || err != nil && !apierrors.IsNotFound(err) {
+			return vmi, err
+		}
+		if time.Now().After(deadline) {
+			return nil, &streamError{http.StatusNotFound, fmt.Sprintf("no instance %s/%s on node %s", namespace, name, c.opts.NodeName)}
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	return vmi, err
 }
 
 // dialConsole connects to the serial port of namespace/name's guest. Only an instance of this

@@ -54,6 +54,7 @@ func TestLifecycleRefusal(t *testing.T) {
 // TestLifecycleOperations: what virt-api's PUT on the stream server does to the domain and
 // answers, and the status the next sync writes.
 func TestLifecycleOperations(t *testing.T) {
+	withCacheLag(t, 0)
 	pausedByUser := DomainStatus{State: libvirt.DomainPaused, Reason: int32(libvirt.DomainPausedUser)}
 	running := DomainStatus{State: libvirt.DomainRunning, Reason: int32(libvirt.DomainRunningBooted)}
 	for _, tc := range []struct {

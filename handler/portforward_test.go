@@ -82,6 +82,7 @@ func runningInstance() *v1.VirtualMachineInstance {
 }
 
 func TestDialGuestRefusals(t *testing.T) {
+	withCacheLag(t, 0)
 	target := handlerapi.PortForward{Port: 22, Protocol: handlerapi.TCP}
 	for _, tc := range []struct {
 		name   string

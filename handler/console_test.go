@@ -1,0 +1,47 @@
+package handler
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// withCacheLag sets how long requests wait for the instance cache, for one test.
+func withCacheLag(t *testing.T, d time.Duration) {
+	old := cacheLag
+	cacheLag = d
+	t.Cleanup(func() { cacheLag = old })
+}
+
+// TestLocalInstanceWaitsForTheCache: an instance virt-api read as on this node but not yet in
+// the handler's cache is waited for; one that never shows up here is a 404.
+func TestLocalInstanceWaitsForTheCache(t *testing.T) {
+	withCacheLag(t, 500*time.Millisecond)
+	for _, tc := range []struct {
+		name    string
+		arrives bool
+		node    string
+	}{
+		{name: "scheduled here, cached late", arrives: true, node: testNode},
+		{name: "never cached", arrives: false},
+		{name: "cached on another node", arrives: true, node: "node-b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vmi := runningInstance()
+			f := newFixture(t, vmi)
+			_ = f.vmis.Delete(vmi)
+			if tc.arrives {
+				late := vmi.DeepCopy()
+				late.Status.NodeName = tc.node
+				time.AfterFunc(200*time.Millisecond, func() { _ = f.vmis.Add(late) })
+			}
+			got, err := f.c.localInstance(vmi.Namespace, vmi.Name)
+			var refused *streamError
+			if local := tc.arrives && tc.node == testNode; local != (err == nil && got != nil) ||
+				!local && (!errors.As(err, &refused) || refused.status != http.StatusNotFound) {
+				t.Fatalf("got %v, %v; want the instance: %v, else a 404", got, err, local)
+			}
+		})
+	}
+}
