@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"image"
@@ -39,6 +40,9 @@ type fakeLibvirt struct {
 	guest    []libvirt.TypedParam // GuestInfo's answer
 	// screenshotPPM: Screenshot sends QEMU's PPM, as libvirt does for QEMU before 7.1.
 	screenshotPPM bool
+	// screenshotCut: that many Screenshot calls lose the image's start, as go-libvirt does
+	// when libvirtd sends the image's first frame before its reply.
+	screenshotCut int
 	guestErr      error
 	guestN        int      // GuestInfo calls
 	probes        []string // the names ProbeDefinition was given
@@ -276,5 +280,15 @@ func (f *fakeLibvirt) Screenshot(name string, w io.Writer) (string, error) {
 		_, err := w.Write([]byte("P6\n2 1\n255\n\xff\x00\x00\x00\x00\xff"))
 		return "image/x-portable-pixmap", err
 	}
-	return "image/png", png.Encode(w, img)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return "", err
+	}
+	data := buf.Bytes()
+	if f.screenshotCut > 0 {
+		f.screenshotCut--
+		data = data[16:]
+	}
+	_, err := w.Write(data)
+	return "image/png", err
 }

@@ -2,6 +2,7 @@ package handler
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image/png"
 	"net/http"
@@ -33,10 +34,30 @@ func (s *StreamServer) screenshot(w http.ResponseWriter, r *http.Request) {
 // pngSignature starts every PNG file.
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
+// screenshotAttempts bounds the tries for one screenshot. libvirtd starts sending the image
+// before its reply to the call, and go-libvirt takes the call's first message for the reply:
+// when the image's first frame wins that race, the image arrives without its start. The
+// next try, on a new connection, most often gets it whole.
+const screenshotAttempts = 3
+
+// errCutScreenshot is a PNG screenshot that arrived without its start.
+var errCutScreenshot = errors.New("the launcher's libvirtd sent a PNG screenshot without its start")
+
 // screenshot reads namespace/name's display through its launcher's libvirtd, as a PNG:
 // libvirt's QEMU driver has QEMU write one (QEMU 7.1 on; the launcher image has 7.2). It is
 // checked before it is passed on.
 func (c *Controller) screenshot(namespace, name string) ([]byte, error) {
+	var err error
+	for range screenshotAttempts {
+		var data []byte
+		if data, err = c.screenshotOnce(namespace, name); !errors.Is(err, errCutScreenshot) {
+			return data, err
+		}
+	}
+	return nil, err
+}
+
+func (c *Controller) screenshotOnce(namespace, name string) ([]byte, error) {
 	vmi, lv, err := c.dialRunning(namespace, name)
 	if err != nil {
 		return nil, err
@@ -51,6 +72,9 @@ func (c *Controller) screenshot(namespace, name string) ([]byte, error) {
 		return nil, err
 	}
 	data := buf.bytes()
+	if mime == "image/png" && !bytes.HasPrefix(data, pngSignature) {
+		return nil, errCutScreenshot
+	}
 	if !bytes.HasPrefix(data, pngSignature) {
 		return nil, fmt.Errorf("the launcher's QEMU sent a screenshot of type %q, not a PNG (QEMU 7.1 or later writes PNG)", mime)
 	}

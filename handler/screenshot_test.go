@@ -27,19 +27,23 @@ func TestScreenshot(t *testing.T) {
 		name string
 		vmi  func() *v1.VirtualMachineInstance
 		ppm  bool // the launcher's QEMU writes PPM, as before 7.1
+		cut  int  // calls whose image arrives without its start
 		code int
 		says string
 	}{
-		{"running", runningInstance, false, 200, ""},
-		{"a QEMU that writes PPM", runningInstance, true, 500, "not a PNG"},
-		{"no display", headless, false, 400, handlerapi.NoDisplay},
-		{"not running", newInstance, false, 409, "not Running"},
+		{"running", runningInstance, false, 0, 200, ""},
+		{"an image cut twice, whole the third time", runningInstance, false, 2, 200, ""},
+		{"an image always cut", runningInstance, false, 5, 500, "without its start"},
+		{"a QEMU that writes PPM", runningInstance, true, 0, 500, "not a PNG"},
+		{"no display", headless, false, 0, 400, handlerapi.NoDisplay},
+		{"not running", newInstance, false, 0, 409, "not Running"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vmi := tc.vmi()
 			f := newFixture(t, vmi, newPod(vmi))
 			f.lv.set(domName, libvirt.DomainRunning, 1)
 			f.lv.screenshotPPM = tc.ppm
+			f.lv.screenshotCut = tc.cut
 			rec := httptest.NewRecorder()
 			s := &StreamServer{Controller: f.c}
 			s.routes().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, handlerapi.ScreenshotPath("ns", "web"), nil))
