@@ -96,6 +96,15 @@ func (e *Expectations) CreationsPending(key string) bool {
 	return ok && p.creations > 0 && e.clock.Since(p.since) <= e.ttl
 }
 
+// DeletionPending reports whether key still waits to see the object with uid gone (and the
+// expectation has not expired): a VM whose instance it deleted is stopping.
+func (e *Expectations) DeletionPending(key string, uid types.UID) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, ok := e.pending[key]
+	return ok && p.deletions[uid] && e.clock.Since(p.since) <= e.ttl
+}
+
 // Forget drops everything pending for key, when its owner is gone or its sync starts over.
 func (e *Expectations) Forget(key string) {
 	e.mu.Lock()

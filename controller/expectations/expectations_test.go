@@ -65,3 +65,26 @@ func TestExpectations(t *testing.T) {
 		})
 	}
 }
+
+func TestDeletionPending(t *testing.T) {
+	const key = "ns/vm"
+	clock := clocktesting.NewFakePassiveClock(time.Now())
+	e := NewWithClock(clock, time.Minute)
+	e.ExpectDeletions(key, "a")
+	for _, step := range []struct {
+		name string
+		do   func()
+		uid  types.UID
+		want bool
+	}{
+		{"expected", func() {}, "a", true},
+		{"another object", func() {}, "b", false},
+		{"observed", func() { e.DeletionObserved(key, "a") }, "a", false},
+		{"expected again, then expired", func() { e.ExpectDeletions(key, "a"); clock.SetTime(clock.Now().Add(2 * time.Minute)) }, "a", false},
+	} {
+		step.do()
+		if got := e.DeletionPending(key, step.uid); got != step.want {
+			t.Errorf("%s: DeletionPending(%s) = %v, want %v", step.name, step.uid, got, step.want)
+		}
+	}
+}

@@ -178,6 +178,11 @@ func TestSyncStopsAHaltedVM(t *testing.T) {
 	if f.c.expectations.Satisfied("ns/vm") {
 		t.Error("the deletion is not recorded as expected")
 	}
+	// Stopping at once, though the informer still shows the instance running.
+	stored, _ := f.client.KubevirtV1().VirtualMachines("ns").Get(context.Background(), "vm", metav1.GetOptions{})
+	if stored.Status.PrintableStatus != v1.VirtualMachineStatusStopping {
+		t.Errorf("printable status %s right after the instance's deletion, want Stopping", stored.Status.PrintableStatus)
+	}
 }
 
 func TestSyncAdoptsAnOrphanedInstance(t *testing.T) {

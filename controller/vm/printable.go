@@ -15,6 +15,8 @@ type observed struct {
 	pod *corev1.Pod
 	// starting: this sync created an instance, or a creation is still expected.
 	starting bool
+	// stopping: this controller deleted the instance, and has not seen it gone yet.
+	stopping bool
 	// backingOff: a start is due but the crash-loop backoff holds it.
 	backingOff bool
 }
@@ -28,7 +30,7 @@ func printableStatus(o observed) v1.VirtualMachinePrintableStatus {
 	switch {
 	case o.vm.DeletionTimestamp != nil:
 		return v1.VirtualMachineStatusTerminating
-	case exists && !final && vmi.DeletionTimestamp != nil:
+	case exists && !final && (vmi.DeletionTimestamp != nil || o.stopping):
 		return v1.VirtualMachineStatusStopping
 	case exists && !final && isMigrating(vmi):
 		return v1.VirtualMachineStatusMigrating

@@ -48,6 +48,7 @@ func TestPrintableStatus(t *testing.T) {
 	}{
 		{"VM being deleted", observed{vm: vm(deleting), vmi: vmi(v1.Running)}, v1.VirtualMachineStatusTerminating},
 		{"instance being deleted", observed{vm: vm(), vmi: vmi(v1.Running, deleting)}, v1.VirtualMachineStatusStopping},
+		{"instance just deleted, not yet so in the cache", observed{vm: vm(), vmi: vmi(v1.Running), stopping: true}, v1.VirtualMachineStatusStopping},
 		{"final instance being deleted", observed{vm: vm(), vmi: vmi(v1.Succeeded, deleting)}, v1.VirtualMachineStatusStopped},
 		{"paused", observed{vm: vm(), vmi: paused}, v1.VirtualMachineStatusPaused},
 		{"memory being copied to another node", observed{vm: vm(), vmi: migrating}, v1.VirtualMachineStatusMigrating},

@@ -79,6 +79,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		syncErr = pinErr
 	}
 	o := observed{vm: vm, vmi: vmi, pod: c.launcherPod(vmi), starting: p.createVMI || c.expectations.CreationsPending(key), backingOff: p.backoff > 0}
+	// Report a stop at once, as a start is: the cached instance may not show its deletion yet.
+	o.stopping = vmi != nil && c.expectations.DeletionPending(key, vmi.UID)
 	c.updateStatusFields(vm, o, strategy, syncErr)
 	// A status computed from a copy this controller's last write replaced would be refused;
 	// the watch event of that write syncs the VM again.
