@@ -3,9 +3,15 @@
 # `curl http://GUEST/cgi-bin/metrics?port` asks on the virtio-serial port org.github.vhostmd.1
 # ("GET /metrics/XML" and a blank line) and prints the answer; `?disk` finds the disk whose
 # first bytes are vhostmd's signature "mvbd" and prints its header's length field and its
-# XML, read past the guest's page cache so a rewrite by the host is seen.
+# XML, read past the guest's page cache so a rewrite by the host is seen. Header and XML come
+# from one read, taken again while the header's busy flag says the host is rewriting them.
 echo "Content-Type: text/plain"
 echo
+
+# field OFFSET is the big-endian 32-bit number at OFFSET in /tmp/metrics.
+field() {
+	dd if=/tmp/metrics bs=1 skip="$1" count=4 2>/dev/null | od -An -tu1 | awk '{print $1*16777216+$2*65536+$3*256+$4}'
+}
 case "$QUERY_STRING" in
 port)
 	for p in /sys/class/virtio-ports/*; do
@@ -26,8 +32,14 @@ disk)
 	for d in /sys/block/*; do
 		dev=/dev/${d##*/}
 		[ "$(dd if="$dev" bs=4 count=1 2>/dev/null)" = mvbd ] || continue
-		echo "length $(dd if="$dev" bs=1 skip=12 count=4 2>/dev/null | od -An -tu1 | awk '{print $1*16777216+$2*65536+$3*256+$4}')"
-		dd if="$dev" bs=4096 count=64 2>/dev/null | tail -c +17 | tr -d '\000'
+		for _ in 1 2 3 4 5; do
+			echo 3 >/proc/sys/vm/drop_caches
+			dd if="$dev" of=/tmp/metrics bs=4096 count=64 2>/dev/null
+			[ "$(field 4)" = 0 ] && break
+			sleep 1
+		done
+		echo "length $(field 12)"
+		tail -c +17 /tmp/metrics | tr -d '\000'
 		exit
 	done
 	echo "no vhostmd disk"
