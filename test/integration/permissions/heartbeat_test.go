@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -32,13 +31,9 @@ func TestVirtHandlerBeatsOnlyOnItsNode(t *testing.T) {
 		return (&handler.Heartbeat{Nodes: nodes, NodeName: node, Interval: 10 * time.Second,
 			Ready: func() error { return nil }, Clock: clocktesting.NewFakePassiveClock(time.Now())}).Beat(ctx)
 	}
-	// The apiserver loads a new policy in the background: wait until it refuses.
-	var err error
-	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		err = beat("beat-b")
-		return err != nil, nil
-	})
-	expectRefused(t, "heartbeat on another node", err, `virt-handler of node beat-a may write only that node, not node "beat-b"`)
+	refusal := `virt-handler of node beat-a may write only that node, not node "beat-b"`
+	err := untilRefused(ctx, refusal, func() error { return beat("beat-b") })
+	expectRefused(t, "heartbeat on another node", err, refusal)
 
 	if err := beat("beat-a"); err != nil {
 		t.Fatalf("heartbeat on its own node: %v", err)

@@ -95,13 +95,9 @@ func TestVirtHandlerWritesOnlyItsNodesInstances(t *testing.T) {
 		_, err = vmistatus.Write(ctx, handler.KubevirtV1().VirtualMachineInstances(ns), fresh, false)
 		return err
 	}
-	// The apiserver loads a new policy in the background: wait until it refuses.
-	var err error
-	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		err = probe(onB)
-		return err != nil, nil
-	})
-	expectRefused(t, "status of node-b's instance", err, `virt-handler of node node-a may write only instances on that node, not one on node "node-b"`)
+	refusal := `virt-handler of node node-a may write only instances on that node, not one on node "node-b"`
+	err := untilRefused(ctx, refusal, func() error { return probe(onB) })
+	expectRefused(t, "status of node-b's instance", err, refusal)
 
 	if err := probe(onA); err != nil {
 		t.Errorf("status of its own node's instance: %v", err)
@@ -250,6 +246,18 @@ func handlerClient(t *testing.T, token string) versioned.Interface {
 		t.Fatal(err)
 	}
 	return client
+}
+
+// untilRefused calls try until its error says want, for at most 30 s, and returns the last
+// error. The apiserver loads new RBAC bindings and admission policies in the background, so
+// the first answers may be allowed, or refused by RBAC rather than by the policy under test.
+func untilRefused(ctx context.Context, want string, try func() error) error {
+	var err error
+	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		err = try()
+		return err != nil && strings.Contains(err.Error(), want), nil
+	})
+	return err
 }
 
 // expectRefused wants a Forbidden error whose message has every part.

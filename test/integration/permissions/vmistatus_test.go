@@ -3,14 +3,12 @@ package permissions
 import (
 	"context"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -40,15 +38,17 @@ func TestUsersCannotWriteAnInstancesStatus(t *testing.T) {
 			Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}},
 		}}}
 	}
-	forged := instance("forged")
+	// A generated name: a create the policy, not yet loaded, let through does not turn the
+	// next try into AlreadyExists.
+	forged := instance("")
+	forged.GenerateName = "forged-"
 	forged.Status.Phase, forged.Status.NodeName = v1.Running, "node-a"
-	// The apiserver loads a new policy in the background: wait until it refuses.
-	var err error
-	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		_, err = alice.Create(ctx, forged, metav1.CreateOptions{})
-		return err != nil, nil
+	refusal := "status: a new instance's status must be empty"
+	err := untilRefused(ctx, refusal, func() error {
+		_, err := alice.Create(ctx, forged, metav1.CreateOptions{})
+		return err
 	})
-	expectRefused(t, "a new instance with a status", err, "status: a new instance's status must be empty")
+	expectRefused(t, "a new instance with a status", err, refusal)
 
 	// The typed client sends `status: {}`, as manifests often have it.
 	vmi, err := alice.Create(ctx, instance("mine"), metav1.CreateOptions{})
