@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/launcher/layout"
@@ -32,18 +33,16 @@ func (e *streamError) Error() string { return e.msg }
 // second on, until it listens or consoleWait has passed: the caller's first dial found it not
 // listening yet.
 func (c *Controller) waitConsole(ctx context.Context, namespace, name string) (net.Conn, error) {
-	deadline := time.Now().Add(consoleWait)
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-		conn, err := c.dialConsole(namespace, name)
-		if !errors.Is(err, ErrSocketNotReady) || time.Now().After(deadline) {
-			return conn, err
-		}
+	var conn net.Conn
+	var dialErr error
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, consoleWait, false, func(ctx context.Context) (bool, error) {
+		conn, dialErr = c.dialConsole(ctx, namespace, name)
+		return !errors.Is(dialErr, ErrSocketNotReady), nil
+	})
+	if err != nil && dialErr == nil { // cancelled before any dial
+		return nil, err
 	}
+	return conn, dialErr // once waited out: the last dial's ErrSocketNotReady
 }
 
 // cacheLag bounds how long a request waits for this node's informer to show the instance:
@@ -53,25 +52,27 @@ var cacheLag = 2 * time.Second
 
 // localInstance is namespace/name when it runs on this node, else (after cacheLag) a 404 for
 // virt-api.
-func (c *Controller) localInstance(namespace, name string) (*v1.VirtualMachineInstance, error) {
-	deadline := time.Now().Add(cacheLag)
-	for {
-		vmi, err := c.vmiLister.VirtualMachineInstances(namespace).Get(name)
-		if err == nil && vmi.Status.NodeName == c.opts.NodeName || err != nil && !apierrors.IsNotFound(err) {
-			return vmi, err
+func (c *Controller) localInstance(ctx context.Context, namespace, name string) (*v1.VirtualMachineInstance, error) {
+	var vmi *v1.VirtualMachineInstance
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, cacheLag, true, func(context.Context) (bool, error) {
+		var err error
+		vmi, err = c.vmiLister.VirtualMachineInstances(namespace).Get(name)
+		if apierrors.IsNotFound(err) || err == nil && vmi.Status.NodeName != c.opts.NodeName {
+			return false, nil
 		}
-		if time.Now().After(deadline) {
-			return nil, &streamError{http.StatusNotFound, fmt.Sprintf("no instance %s/%s on node %s", namespace, name, c.opts.NodeName)}
-		}
-		time.Sleep(100 * time.Millisecond)
+		return true, err
+	})
+	if wait.Interrupted(err) {
+		return nil, &streamError{http.StatusNotFound, fmt.Sprintf("no instance %s/%s on node %s", namespace, name, c.opts.NodeName)}
 	}
+	return vmi, err
 }
 
 // dialConsole connects to the serial port of namespace/name's guest. Only an instance of this
 // node, through its own launcher pod: the one virt-controller created for it and recorded in
 // status.activePods (launcherPod), never a pod that merely carries its labels.
-func (c *Controller) dialConsole(namespace, name string) (net.Conn, error) {
-	vmi, err := c.localInstance(namespace, name)
+func (c *Controller) dialConsole(ctx context.Context, namespace, name string) (net.Conn, error) {
+	vmi, err := c.localInstance(ctx, namespace, name)
 	if err != nil {
 		return nil, err
 	}

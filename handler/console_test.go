@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"testing"
@@ -36,12 +37,25 @@ func TestLocalInstanceWaitsForTheCache(t *testing.T) {
 				late.Status.NodeName = tc.node
 				time.AfterFunc(200*time.Millisecond, func() { _ = f.vmis.Add(late) })
 			}
-			got, err := f.c.localInstance(vmi.Namespace, vmi.Name)
+			got, err := f.c.localInstance(t.Context(), vmi.Namespace, vmi.Name)
 			var refused *streamError
 			if local := tc.arrives && tc.node == testNode; local != (err == nil && got != nil) ||
 				!local && (!errors.As(err, &refused) || refused.status != http.StatusNotFound) {
 				t.Fatalf("got %v, %v; want the instance: %v, else a 404", got, err, local)
 			}
 		})
+	}
+}
+
+// TestLocalInstanceEndsWithTheRequest: a client that leaves ends the wait for the cache.
+func TestLocalInstanceEndsWithTheRequest(t *testing.T) {
+	withCacheLag(t, time.Hour)
+	vmi := runningInstance()
+	f := newFixture(t, vmi)
+	_ = f.vmis.Delete(vmi)
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if got, err := f.c.localInstance(ctx, vmi.Namespace, vmi.Name); err == nil {
+		t.Fatalf("got %v after the request ended, want an error", got)
 	}
 }

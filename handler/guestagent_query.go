@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -24,7 +25,7 @@ func (s *StreamServer) guestQuery(q handlerapi.Query) http.HandlerFunc {
 			return
 		}
 		defer s.end(busy)
-		report, err := s.Controller.guestReport(namespace, name)
+		report, err := s.Controller.guestReport(r.Context(), namespace, name)
 		if err != nil {
 			status := errorStatus(err)
 			klog.InfoS("guest agent query refused", "query", q, "vmi", namespace+"/"+name, "status", status, "err", err)
@@ -46,8 +47,8 @@ func (s *StreamServer) guestQuery(q handlerapi.Query) http.HandlerFunc {
 }
 
 // guestReport asks namespace/name's guest agent through its launcher's libvirtd.
-func (c *Controller) guestReport(namespace, name string) (guestagent.Report, error) {
-	vmi, lv, err := c.dialRunning(namespace, name)
+func (c *Controller) guestReport(ctx context.Context, namespace, name string) (guestagent.Report, error) {
+	vmi, lv, err := c.dialRunning(ctx, namespace, name)
 	if err != nil {
 		return guestagent.Report{}, err
 	}

@@ -42,7 +42,7 @@ func (s *StreamServer) lifecycle(op handlerapi.Operation) http.HandlerFunc {
 			return
 		}
 		defer s.end(key)
-		err := s.Controller.runLifecycle(namespace, name, op)
+		err := s.Controller.runLifecycle(r.Context(), namespace, name, op)
 		if err != nil {
 			status := errorStatus(err)
 			klog.InfoS("lifecycle operation refused", "op", op, "vmi", key, "status", status, "err", err)
@@ -90,8 +90,8 @@ func (s *StreamServer) end(key string) {
 // node, through its own launcher pod, whose domain is in a state op applies to. The handler
 // never undoes it: a paused domain stays paused until unpaused (syncDomain starts only
 // domains that never ran). The instance is enqueued so its status follows at once.
-func (c *Controller) runLifecycle(namespace, name string, op handlerapi.Operation) error {
-	vmi, lv, err := c.dialRunning(namespace, name)
+func (c *Controller) runLifecycle(ctx context.Context, namespace, name string, op handlerapi.Operation) error {
+	vmi, lv, err := c.dialRunning(ctx, namespace, name)
 	if err != nil {
 		return err
 	}
@@ -125,8 +125,8 @@ func (c *Controller) runLifecycle(namespace, name string, op handlerapi.Operatio
 // dialRunning connects, for a request of virt-api, to the libvirtd of namespace/name's
 // launcher: only a Running instance of this node, through its own running launcher pod, and
 // not while the launcher is kept at a distance for not answering. The caller closes lv.
-func (c *Controller) dialRunning(namespace, name string) (*v1.VirtualMachineInstance, Libvirt, error) {
-	vmi, err := c.localInstance(namespace, name)
+func (c *Controller) dialRunning(ctx context.Context, namespace, name string) (*v1.VirtualMachineInstance, Libvirt, error) {
+	vmi, err := c.localInstance(ctx, namespace, name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -71,7 +71,7 @@ func (s *StreamServer) relayDialled(w http.ResponseWriter, r *http.Request, key,
 // runs with a pod interface, through its own launcher pod (launcherPod): the namespace is the
 // one of the process behind the pod's libvirt socket, which podnet checks is in the pod.
 func (c *Controller) dialGuest(ctx context.Context, namespace, name string, target handlerapi.PortForward) (net.Conn, error) {
-	vmi, err := c.localInstance(namespace, name)
+	vmi, err := c.localInstance(ctx, namespace, name)
 	if err != nil {
 		return nil, err
 	}

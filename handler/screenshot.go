@@ -2,6 +2,7 @@ package handler
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image/png"
@@ -20,7 +21,7 @@ const maxScreenshot = 64 << 20
 // screenshot answers GET vnc/screenshot: the guest's display as a PNG, as KubeVirt's.
 func (s *StreamServer) screenshot(w http.ResponseWriter, r *http.Request) {
 	namespace, name := r.PathValue("namespace"), r.PathValue("name")
-	image, err := s.Controller.screenshot(namespace, name)
+	image, err := s.Controller.screenshot(r.Context(), namespace, name)
 	if err != nil {
 		status := errorStatus(err)
 		klog.InfoS("screenshot refused", "vmi", namespace+"/"+name, "status", status, "err", err)
@@ -46,19 +47,19 @@ var errCutScreenshot = errors.New("the launcher's libvirtd sent a PNG screenshot
 // screenshot reads namespace/name's display through its launcher's libvirtd, as a PNG:
 // libvirt's QEMU driver has QEMU write one (QEMU 7.1 on; the launcher image has 7.2). It is
 // checked before it is passed on.
-func (c *Controller) screenshot(namespace, name string) ([]byte, error) {
+func (c *Controller) screenshot(ctx context.Context, namespace, name string) ([]byte, error) {
 	var err error
 	for range screenshotAttempts {
 		var data []byte
-		if data, err = c.screenshotOnce(namespace, name); !errors.Is(err, errCutScreenshot) {
+		if data, err = c.screenshotOnce(ctx, namespace, name); !errors.Is(err, errCutScreenshot) {
 			return data, err
 		}
 	}
 	return nil, err
 }
 
-func (c *Controller) screenshotOnce(namespace, name string) ([]byte, error) {
-	vmi, lv, err := c.dialRunning(namespace, name)
+func (c *Controller) screenshotOnce(ctx context.Context, namespace, name string) ([]byte, error) {
+	vmi, lv, err := c.dialRunning(ctx, namespace, name)
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func (s *StreamServer) console(w http.ResponseWriter, r *http.Request) {
 	s.detach(key, nil, "replaced by a new console connection")
 	// A refusal is an HTTP status; a guest that is still starting is waited for after the
 	// upgrade, so no proxy on the way times the wait out.
-	serial, err := s.Controller.dialConsole(namespace, name)
+	serial, err := s.Controller.dialConsole(r.Context(), namespace, name)
 	var refused *streamError
 	if errors.As(err, &refused) {
 		http.Error(w, err.Error(), refused.status)

@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -16,13 +17,13 @@ import (
 // serves several clients at once, so unlike a console a new one replaces nothing.
 func (s *StreamServer) vnc(w http.ResponseWriter, r *http.Request) {
 	namespace, name := r.PathValue("namespace"), r.PathValue("name")
-	s.relayDialled(w, r, namespace+"/"+name, "vnc", func() (net.Conn, error) { return s.Controller.dialVNC(namespace, name) })
+	s.relayDialled(w, r, namespace+"/"+name, "vnc", func() (net.Conn, error) { return s.Controller.dialVNC(r.Context(), namespace, name) })
 }
 
 // dialVNC connects to the VNC server of namespace/name's guest: only a Running instance of
 // this node with a display, through its own launcher pod (launcherPod).
-func (c *Controller) dialVNC(namespace, name string) (net.Conn, error) {
-	vmi, err := c.localInstance(namespace, name)
+func (c *Controller) dialVNC(ctx context.Context, namespace, name string) (net.Conn, error) {
+	vmi, err := c.localInstance(ctx, namespace, name)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // consoleProtocol is the websocket subprotocol virt-api speaks on the console: raw bytes.
@@ -54,22 +55,21 @@ func consoleCommand(cl *clientLoader) *cobra.Command {
 }
 
 // openConsole opens the console of the named instance. While virt-api answers that the
-// instance does not run yet (409: a VM just started), it asks again every second until wait
+// instance does not run yet (409: a VM just started), it asks again every second until timeout
 // has passed, as KubeVirt's virtctl does: `virtctl start vm && virtctl console vm` works.
-func openConsole(ctx context.Context, c *clients, name string, wait time.Duration) (*gws.Conn, error) {
-	deadline := time.Now().Add(wait)
-	for {
-		conn, err := openStream(ctx, c, c.Namespace, "virtualmachineinstances", name, consoleProtocol, "console")
+func openConsole(ctx context.Context, c *clients, name string, timeout time.Duration) (*gws.Conn, error) {
+	var conn *gws.Conn
+	var openErr error
+	// Each try on ctx, not the poll's: that one ends at timeout, which may be 0 (try once).
+	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(context.Context) (bool, error) {
+		conn, openErr = openStream(ctx, c, c.Namespace, "virtualmachineinstances", name, consoleProtocol, "console")
 		var upgrade *httpstream.UpgradeFailureError
-		if err == nil || !errors.As(err, &upgrade) || !apierrors.IsConflict(upgrade.Cause) || time.Now().After(deadline) {
-			return conn, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(time.Second):
-		}
+		return !errors.As(openErr, &upgrade) || !apierrors.IsConflict(upgrade.Cause), nil
+	})
+	if err != nil && openErr == nil { // cancelled before any try
+		return nil, err
 	}
+	return conn, openErr // once waited out: the last 409
 }
 
 // relay copies the console to out and in to the console until either side ends or the user
