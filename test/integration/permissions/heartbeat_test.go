@@ -13,6 +13,7 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/handler"
+	"github.com/vmctl/vmctl/test/apiserver"
 )
 
 // TestVirtHandlerBeatsOnlyOnItsNode: virt-handler's heartbeat, as it sends it, passes on its own
@@ -32,7 +33,7 @@ func TestVirtHandlerBeatsOnlyOnItsNode(t *testing.T) {
 			Ready: func() error { return nil }, Clock: clocktesting.NewFakePassiveClock(time.Now())}).Beat(ctx)
 	}
 	refusal := `virt-handler of node beat-a may write only that node, not node "beat-b"`
-	err := untilRefused(ctx, refusal, func() error { return beat("beat-b") })
+	err := apiserver.UntilRefused(ctx, refusal, func() error { return beat("beat-b") })
 	expectRefused(t, "heartbeat on another node", err, refusal)
 
 	if err := beat("beat-a"); err != nil {

@@ -18,6 +18,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/vmctl/vmctl/client/clientset/versioned"
@@ -45,11 +46,37 @@ func run(m *testing.M) int {
 	if err == nil {
 		installed, err = applyAccess(context.Background())
 	}
+	if err == nil {
+		err = waitForAccess(context.Background())
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration setup:", err)
 		return 1
 	}
 	return m.Run()
+}
+
+// waitForAccess waits until the authorizer allows each account the first verb of each row the
+// table allows it (so it has loaded every role and binding the rows rely on): the tests below
+// read effective rights, which a binding not yet loaded would leave out.
+func waitForAccess(ctx context.Context) error {
+	accounts, err := readTable()
+	if err != nil {
+		return err
+	}
+	for _, a := range accounts {
+		user := serviceaccount.MakeUsername(a.namespace, a.name)
+		for _, r := range a.allowed {
+			name := ""
+			if len(r.names) > 0 {
+				name = r.names[0]
+			}
+			if err := apiserver.WaitAllowed(ctx, kube, user, apiserver.ServiceAccountGroups(a.namespace), r.attributes(r.namespace, r.verbs[0], name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // accessKinds are what the install grants with. Workloads, webhooks and the APIService are

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -24,6 +23,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/pkg/vmistatus"
+	"github.com/vmctl/vmctl/test/apiserver"
 )
 
 // nodeNameExtra is the user extra a pod-bound service account token carries its node in.
@@ -96,7 +96,7 @@ func TestVirtHandlerWritesOnlyItsNodesInstances(t *testing.T) {
 		return err
 	}
 	refusal := `virt-handler of node node-a may write only instances on that node, not one on node "node-b"`
-	err := untilRefused(ctx, refusal, func() error { return probe(onB) })
+	err := apiserver.UntilRefused(ctx, refusal, func() error { return probe(onB) })
 	expectRefused(t, "status of node-b's instance", err, refusal)
 
 	if err := probe(onA); err != nil {
@@ -246,18 +246,6 @@ func handlerClient(t *testing.T, token string) versioned.Interface {
 		t.Fatal(err)
 	}
 	return client
-}
-
-// untilRefused calls try until its error says want, for at most 30 s, and returns the last
-// error. The apiserver loads new RBAC bindings and admission policies in the background, so
-// the first answers may be allowed, or refused by RBAC rather than by the policy under test.
-func untilRefused(ctx context.Context, want string, try func() error) error {
-	var err error
-	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		err = try()
-		return err != nil && strings.Contains(err.Error(), want), nil
-	})
-	return err
 }
 
 // expectRefused wants a Forbidden error whose message has every part.

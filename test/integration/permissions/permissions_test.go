@@ -12,6 +12,8 @@ import (
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/vmctl/vmctl/test/apiserver"
 )
 
 // tenant is a namespace none of the install's Roles is in: rights there are cluster-wide ones.
@@ -228,17 +230,9 @@ func rules(t *testing.T, user, namespace string) sets.Set[string] {
 // (all namespaces when empty) on the object name (any when empty).
 func allowed(t *testing.T, user, saNamespace string, r row, namespace, verb, name string) bool {
 	t.Helper()
-	groups := append(serviceaccount.MakeGroupNames(saNamespace), "system:authenticated")
-	review, err := kube.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: user, Groups: groups,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Namespace: namespace, Verb: verb, Group: r.group, Resource: r.resource, Subresource: r.subresource, Name: name,
-			},
-		},
-	}, metav1.CreateOptions{})
+	ok, err := apiserver.Allowed(context.Background(), kube, user, apiserver.ServiceAccountGroups(saNamespace), r.attributes(namespace, verb, name))
 	if err != nil {
-		t.Fatalf("SubjectAccessReview: %v", err)
+		t.Fatal(err)
 	}
-	return review.Status.Allowed
+	return ok
 }

@@ -3,6 +3,7 @@ package permissions
 import (
 	"bufio"
 	"fmt"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,6 +36,13 @@ func (r row) String() string {
 		res += "/" + r.subresource
 	}
 	return res
+}
+
+// attributes are what a SubjectAccessReview asks about verb on the row's resource in
+// namespace (all namespaces when empty), on the object name (any when empty).
+func (r row) attributes(namespace, verb, name string) authorizationv1.ResourceAttributes {
+	return authorizationv1.ResourceAttributes{Namespace: namespace, Verb: verb, Group: r.group,
+		Resource: r.resource, Subresource: r.subresource, Name: name}
 }
 
 var accountLine = regexp.MustCompile("^Service account `([a-z0-9-]+)/([a-z0-9-]+)`")

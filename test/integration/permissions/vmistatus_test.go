@@ -13,6 +13,7 @@ import (
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
+	"github.com/vmctl/vmctl/test/apiserver"
 )
 
 // TestUsersCannotWriteAnInstancesStatus: the instance's status is no subresource (as in
@@ -44,7 +45,7 @@ func TestUsersCannotWriteAnInstancesStatus(t *testing.T) {
 	forged.GenerateName = "forged-"
 	forged.Status.Phase, forged.Status.NodeName = v1.Running, "node-a"
 	refusal := "status: a new instance's status must be empty"
-	err := untilRefused(ctx, refusal, func() error {
+	err := apiserver.UntilRefused(ctx, refusal, func() error {
 		_, err := alice.Create(ctx, forged, metav1.CreateOptions{})
 		return err
 	})

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -48,7 +49,13 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.kubeconfig = impersonating(t, "system:serviceaccount:"+e.ns+":vmctl")
+	user := "system:serviceaccount:" + e.ns + ":vmctl"
+	// vmctl takes a Forbidden reading its pod as final: wait until RBAC has loaded its Role.
+	if err := apiserver.WaitAllowed(ctx, kube, user, apiserver.ServiceAccountGroups(e.ns),
+		authorizationv1.ResourceAttributes{Namespace: e.ns, Verb: "get", Resource: "pods"}); err != nil {
+		t.Fatal(err)
+	}
+	e.kubeconfig = impersonating(t, user)
 	return e
 }
 
