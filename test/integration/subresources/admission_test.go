@@ -7,13 +7,16 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/test/apiserver"
 )
 
 // installInstanceWebhooks registers the instance webhooks as manifests/virt-api-webhooks.yaml
@@ -70,25 +73,38 @@ func TestInstanceSpecIsImmutable(t *testing.T) {
 	ns := newNamespace(t)
 	ctx := context.Background()
 	vmis := virt.KubevirtV1().VirtualMachineInstances(ns)
-	// The apiserver picks up new webhook configurations within a second or so: until the
-	// stored instance carries the mutating webhook's defaults, create it again.
+	// The apiserver loads each new webhook configuration on its own, a moment after its
+	// creation: wait until the validating one refuses (a dry run); then, until the stored
+	// instance carries the mutating one's defaults, create it again.
+	refusal := `no volume named "nosuch"`
+	if err := apiserver.UntilRefused(ctx, refusal, func() error {
+		_, err := vmis.Create(ctx, &v1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "probe"}, Spec: v1.VirtualMachineInstanceSpec{
+			Domain: v1.DomainSpec{Devices: v1.Devices{Disks: []v1.Disk{{Name: "nosuch"}}},
+				Resources: v1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}}}},
+			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}); err == nil || !strings.Contains(err.Error(), refusal) {
+		t.Fatalf("the validating webhook not active: %v", err)
+	}
+	var last error
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		err := virt.KubevirtV1().RESTClient().Post().Namespace(ns).Resource("virtualmachineinstances").
+		last = virt.KubevirtV1().RESTClient().Post().Namespace(ns).Resource("virtualmachineinstances").
 			SetHeader("Content-Type", "application/json").Body([]byte(instanceJSON)).Do(ctx).Error()
-		if err != nil {
-			return false, err
+		var vmi *v1.VirtualMachineInstance
+		if last == nil {
+			vmi, last = vmis.Get(ctx, "fixed", metav1.GetOptions{})
 		}
-		vmi, err := vmis.Get(ctx, "fixed", metav1.GetOptions{})
-		if err != nil {
-			return false, err
+		if last != nil {
+			return false, nil
 		}
 		if m := vmi.Spec.Domain.Machine; m == nil || m.Type == "" {
-			return false, vmis.Delete(ctx, "fixed", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+			last = vmis.Delete(ctx, "fixed", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+			return false, nil
 		}
 		return true, nil
 	})
 	if err != nil {
-		t.Fatalf("an instance created through the webhooks: %v", err)
+		t.Fatalf("an instance created through the webhooks: %v (last error: %v)", err, last)
 	}
 	stored, err := vmis.Get(ctx, "fixed", metav1.GetOptions{})
 	if err != nil {

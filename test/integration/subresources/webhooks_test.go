@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
+	"github.com/vmctl/vmctl/test/apiserver"
 )
 
 // installWebhooks registers the VM webhooks as manifests/virt-api-webhooks.yaml does (same
@@ -76,22 +77,30 @@ func TestWebhooksDefaultAndReject(t *testing.T) {
 	installWebhooks(t)
 	ns := newNamespace(t)
 	ctx := context.Background()
+	// The apiserver loads each new webhook configuration on its own, a moment after its
+	// creation: wait until the validating one refuses (a dry run), then the mutating one defaults.
+	refusal := `no volume named "nosuch"`
+	if err := apiserver.UntilRefused(ctx, refusal, func() error {
+		_, err := virt.KubevirtV1().VirtualMachines(ns).Create(ctx, vmSpec("nosuch"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}); err == nil || !strings.Contains(err.Error(), refusal) {
+		t.Fatalf("the validating webhook not active: %v", err)
+	}
 	var vm *v1.VirtualMachine
-	// The apiserver picks up new webhook configurations within a second or so.
+	var last error
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		var err error
-		vm, err = virt.KubevirtV1().VirtualMachines(ns).Create(ctx, vmSpec("root"), metav1.CreateOptions{})
-		if err != nil {
-			return false, err
+		if vm, last = virt.KubevirtV1().VirtualMachines(ns).Create(ctx, vmSpec("root"), metav1.CreateOptions{}); last != nil {
+			return false, nil
 		}
 		if f := vm.Spec.Template.Spec.Domain.Firmware; f == nil || f.UUID == "" {
-			// Created before the webhook was active: try again.
-			return false, virt.KubevirtV1().VirtualMachines(ns).Delete(ctx, vm.Name, metav1.DeleteOptions{})
+			// Created before the mutating webhook was active: try again.
+			last = virt.KubevirtV1().VirtualMachines(ns).Delete(ctx, vm.Name, metav1.DeleteOptions{})
+			return false, nil
 		}
 		return true, nil
 	})
 	if err != nil {
-		t.Fatalf("a VM created through the webhooks: %v", err)
+		t.Fatalf("a VM created through the webhooks: %v (last error: %v)", err, last)
 	}
 	d := vm.Spec.Template.Spec.Domain
 	if d.Machine == nil || d.Machine.Type != "q35" || d.Devices.Disks[0].Disk == nil || d.Devices.Disks[0].Disk.Bus != v1.DiskBusSATA {
