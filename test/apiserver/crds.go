@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -41,6 +42,9 @@ func InstallCRDs(ctx context.Context, cfg *rest.Config) error {
 			return fmt.Errorf("%s: %w", file, err)
 		}
 		if err := waitEstablished(ctx, client, crd.Name); err != nil {
+			return err
+		}
+		if err := waitDiscovered(ctx, client, crd); err != nil {
 			return err
 		}
 	}
@@ -84,4 +88,26 @@ func waitEstablished(ctx context.Context, client apiextensionsclient.Interface, 
 		}
 		return false, nil
 	})
+}
+
+// waitDiscovered waits until discovery lists crd's resource in each version it serves: the
+// apiserver publishes it a moment after Established, and kubectl finds resources there.
+func waitDiscovered(ctx context.Context, client apiextensionsclient.Interface, crd *apiextensionsv1.CustomResourceDefinition) error {
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		gv := crd.Spec.Group + "/" + v.Name
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			list, err := client.Discovery().ServerResourcesForGroupVersion(gv)
+			if err != nil {
+				return false, nil // not yet: the group version itself is published with the resource
+			}
+			return slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == crd.Spec.Names.Plural }), nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s in discovery of %s: %w", crd.Spec.Names.Plural, gv, err)
+		}
+	}
+	return nil
 }

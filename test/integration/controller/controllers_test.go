@@ -20,7 +20,9 @@ const launcherImage = "registry.invalid/vmctl/virt-launcher:integration"
 
 // migrationTargetTimeout is short: on the one-node test cluster a migration's target pod is
 // never scheduled (it must not share its source's node), and the tests wait for that to fail.
-const migrationTargetTimeout = 6 * time.Second
+// Not shorter: TestMigrationOneAtATimeAndCancel needs its first migration in flight (not yet
+// failed) while it creates a second one and watches it wait, on a busy machine.
+const migrationTargetTimeout = 20 * time.Second
 
 // controllers is the virt-controller currently running in-process, without leader election.
 var controllers struct {

@@ -108,7 +108,7 @@ func (c *creations) keysWithMore(want int) []string {
 func (c *creations) expect(t *testing.T, key string, n int) {
 	t.Helper()
 	c.check(t)
-	for deadline := time.Now().Add(5 * time.Second); len(c.of(key)) < n && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(15 * time.Second); len(c.of(key)) < n && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if got := c.of(key); len(got) != n {
