@@ -12,9 +12,11 @@ import (
 	"sync"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
@@ -161,6 +163,11 @@ func (f *Framework) UserKubeconfig(name, role string) string {
 	}, metav1.CreateOptions{})
 	if err != nil {
 		f.t.Fatalf("bind %s to %s: %v", name, role, err)
+	}
+	// The authorizer loads the binding a moment later: until then the user is Forbidden.
+	if err := apiserver.WaitAllowed(ctx, f.Kube, serviceaccount.MakeUsername(f.Namespace, name), apiserver.ServiceAccountGroups(f.Namespace),
+		authorizationv1.ResourceAttributes{Namespace: f.Namespace, Verb: "get", Resource: "pods"}); err != nil {
+		f.t.Fatal(err)
 	}
 	tok, err := f.Kube.CoreV1().ServiceAccounts(f.Namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)},
