@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
@@ -108,9 +110,9 @@ func (c *creations) keysWithMore(want int) []string {
 func (c *creations) expect(t *testing.T, key string, n int) {
 	t.Helper()
 	c.check(t)
-	for deadline := time.Now().Add(15 * time.Second); len(c.of(key)) < n && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	_ = wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
+		return len(c.of(key)) >= n, nil
+	})
 	if got := c.of(key); len(got) != n {
 		t.Errorf("%s: created under %q: %v, want %d", c.what, key, got, n)
 	}
