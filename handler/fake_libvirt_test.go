@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -43,11 +44,14 @@ type fakeLibvirt struct {
 	// screenshotCut: that many Screenshot calls lose the image's start, as go-libvirt does
 	// when libvirtd sends the image's first frame before its reply.
 	screenshotCut int
-	guestErr      error
-	guestN        int      // GuestInfo calls
-	probes        []string // the names ProbeDefinition was given
-	gone          chan struct{}
-	closed        bool
+	// screenshotStall: that many Screenshot calls time out first, as a call does whose reply
+	// go-libvirt gave to the image's stream.
+	screenshotStall int
+	guestErr        error
+	guestN          int      // GuestInfo calls
+	probes          []string // the names ProbeDefinition was given
+	gone            chan struct{}
+	closed          bool
 }
 
 func newFakeLibvirt() *fakeLibvirt {
@@ -272,6 +276,10 @@ func between(s, from, to string) string {
 func (f *fakeLibvirt) Screenshot(name string, w io.Writer) (string, error) {
 	if _, err := f.DomainXML(name); err != nil {
 		return "", err
+	}
+	if f.screenshotStall > 0 {
+		f.screenshotStall--
+		return "", fmt.Errorf("taking a screenshot: %w within 10s", errLauncherUnresponsive)
 	}
 	img := image.NewRGBA(image.Rect(0, 0, 2, 1))
 	img.Set(0, 0, color.RGBA{R: 255, A: 255})

@@ -37,8 +37,9 @@ var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
 // screenshotAttempts bounds the tries for one screenshot. libvirtd starts sending the image
 // before its reply to the call, and go-libvirt takes the call's first message for the reply:
-// when the image's first frame wins that race, the image arrives without its start. The
-// next try, on a new connection, most often gets it whole.
+// when the image's first frame wins that race, the image arrives without its start, or the
+// call waits for a reply already taken and times out. The next try, on a new connection,
+// most often gets it whole.
 const screenshotAttempts = 3
 
 // errCutScreenshot is a PNG screenshot that arrived without its start.
@@ -51,7 +52,8 @@ func (c *Controller) screenshot(ctx context.Context, namespace, name string) ([]
 	var err error
 	for range screenshotAttempts {
 		var data []byte
-		if data, err = c.screenshotOnce(ctx, namespace, name); !errors.Is(err, errCutScreenshot) {
+		data, err = c.screenshotOnce(ctx, namespace, name)
+		if !errors.Is(err, errCutScreenshot) && !errors.Is(err, errLauncherUnresponsive) {
 			return data, err
 		}
 	}

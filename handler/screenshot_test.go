@@ -24,25 +24,29 @@ func TestScreenshot(t *testing.T) {
 		return vmi
 	}
 	for _, tc := range []struct {
-		name string
-		vmi  func() *v1.VirtualMachineInstance
-		ppm  bool // the launcher's QEMU writes PPM, as before 7.1
-		cut  int  // calls whose image arrives without its start
-		code int
-		says string
+		name  string
+		vmi   func() *v1.VirtualMachineInstance
+		ppm   bool // the launcher's QEMU writes PPM, as before 7.1
+		stall int  // calls that time out first
+		cut   int  // calls whose image arrives without its start, after those
+		code  int
+		says  string
 	}{
-		{"running", runningInstance, false, 0, 200, ""},
-		{"an image cut twice, whole the third time", runningInstance, false, 2, 200, ""},
-		{"an image always cut", runningInstance, false, 5, 500, "without its start"},
-		{"a QEMU that writes PPM", runningInstance, true, 0, 500, "not a PNG"},
-		{"no display", headless, false, 0, 400, handlerapi.NoDisplay},
-		{"not running", newInstance, false, 0, 409, "not Running"},
+		{"running", runningInstance, false, 0, 0, 200, ""},
+		{"an image cut twice, whole the third time", runningInstance, false, 0, 2, 200, ""},
+		{"an image always cut", runningInstance, false, 0, 5, 500, "without its start"},
+		{"a call that timed out, then a cut image, then whole", runningInstance, false, 1, 1, 200, ""},
+		{"a call that always times out", runningInstance, false, 5, 0, 503, "did not answer"},
+		{"a QEMU that writes PPM", runningInstance, true, 0, 0, 500, "not a PNG"},
+		{"no display", headless, false, 0, 0, 400, handlerapi.NoDisplay},
+		{"not running", newInstance, false, 0, 0, 409, "not Running"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vmi := tc.vmi()
 			f := newFixture(t, vmi, newPod(vmi))
 			f.lv.set(domName, libvirt.DomainRunning, 1)
 			f.lv.screenshotPPM = tc.ppm
+			f.lv.screenshotStall = tc.stall
 			f.lv.screenshotCut = tc.cut
 			rec := httptest.NewRecorder()
 			s := &StreamServer{Controller: f.c}
