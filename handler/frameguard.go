@@ -145,6 +145,8 @@ func lifecycleEvent(c *xdrCursor) {
 type frameGuard struct {
 	net.Conn
 	events  *rate.Limiter
+	order   screenshotOrder
+	ready   [][]byte // checked frames to pass on after pending
 	pending []byte
 	failure atomic.Pointer[error]
 }
@@ -157,7 +159,11 @@ func newFrameGuard(conn net.Conn) *frameGuard {
 // pending calls end, and is remembered for err.
 func (g *frameGuard) Read(p []byte) (int, error) {
 	for len(g.pending) == 0 {
-		frame, err := g.next()
+		if len(g.ready) > 0 {
+			g.pending, g.ready = g.ready[0], g.ready[1:]
+			continue
+		}
+		frames, err := g.next()
 		if err != nil {
 			if errors.Is(err, errLauncherProtocol) {
 				g.failure.CompareAndSwap(nil, &err)
@@ -165,7 +171,7 @@ func (g *frameGuard) Read(p []byte) (int, error) {
 			}
 			return 0, err
 		}
-		g.pending = frame
+		g.ready = frames
 	}
 	n := copy(p, g.pending)
 	g.pending = g.pending[n:]
@@ -180,8 +186,9 @@ func (g *frameGuard) err() error {
 	return nil
 }
 
-// next reads frames until one is to be passed on (nil for a dropped event).
-func (g *frameGuard) next() ([]byte, error) {
+// next reads frames until some are to be passed on (not a dropped event, nor an image
+// waiting for its reply).
+func (g *frameGuard) next() ([][]byte, error) {
 	for {
 		var word [4]byte
 		if _, err := io.ReadFull(g.Conn, word[:]); err != nil {
@@ -203,7 +210,9 @@ func (g *frameGuard) next() ([]byte, error) {
 		if isEvent && !g.events.Allow() {
 			continue
 		}
-		return frame, nil
+		if frames, err := g.order.order(frame); err != nil || len(frames) > 0 {
+			return frames, err
+		}
 	}
 }
 

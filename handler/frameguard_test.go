@@ -97,12 +97,14 @@ func TestFrameGuardThrottlesEvents(t *testing.T) {
 	g := newFrameGuard(client)
 	events := 0
 	for {
-		f, err := g.next()
+		frames, err := g.next()
 		if err != nil {
 			break
 		}
-		if binary.BigEndian.Uint32(f[12:]) == procEventLifecycle {
-			events++
+		for _, f := range frames {
+			if binary.BigEndian.Uint32(f[12:]) == procEventLifecycle {
+				events++
+			}
 		}
 	}
 	if events < eventBurst || events > eventBurst+eventRate {

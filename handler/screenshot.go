@@ -35,11 +35,10 @@ func (s *StreamServer) screenshot(w http.ResponseWriter, r *http.Request) {
 // pngSignature starts every PNG file.
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
-// screenshotAttempts bounds the tries for one screenshot. libvirtd starts sending the image
-// before its reply to the call, and go-libvirt takes the call's first message for the reply:
-// when the image's first frame wins that race, the image arrives without its start, or the
-// call waits for a reply already taken and times out. The next try, on a new connection,
-// most often gets it whole.
+// screenshotAttempts bounds the tries for one screenshot. libvirtd can send the image before
+// its reply to the call, which go-libvirt takes for the reply: the image then arrives without
+// its start, or the call times out. The frame guard puts the reply first (screenshotOrder);
+// should an image still go astray, the next try, on a new connection, gets it whole.
 const screenshotAttempts = 3
 
 // errCutScreenshot is a PNG screenshot that arrived without its start.
