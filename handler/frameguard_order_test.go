@@ -5,12 +5,8 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/vmctl/vmctl/launcher/layout"
 )
 
 // streamFrame is a frame of the call serial with raw bytes after its header.
@@ -74,16 +70,7 @@ func TestScreenshotOrderIsBounded(t *testing.T) {
 // TestScreenshotWithTheImageBeforeTheReply: through go-libvirt, a libvirtd that sends the whole
 // image before the call's reply, as libvirtd's event loop can, gives the image whole.
 func TestScreenshotWithTheImageBeforeTheReply(t *testing.T) {
-	dir := t.TempDir()
-	sock := filepath.Join(dir, layout.SocketRel)
-	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	dir, l := launcherListener(t)
 	image := append(slices.Clone(pngSignature), "the rest of the image"...)
 	go serveImageFirst(l, image)
 

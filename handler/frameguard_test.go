@@ -116,16 +116,7 @@ func TestFrameGuardThrottlesEvents(t *testing.T) {
 func TestDialLibvirtSurvivesAHostileLauncher(t *testing.T) {
 	for _, mode := range []string{fakelibvirtd.HugeFrame, fakelibvirtd.ShortFrame, fakelibvirtd.HugeString, fakelibvirtd.Hang} {
 		t.Run(mode, func(t *testing.T) {
-			dir := t.TempDir()
-			sock := filepath.Join(dir, layout.SocketRel)
-			if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			l, err := net.Listen("unix", sock)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
+			dir, l := launcherListener(t)
 			go func() { _ = fakelibvirtd.Serve(l, mode) }()
 
 			var before runtime.MemStats
@@ -150,4 +141,21 @@ func TestDialLibvirtSurvivesAHostileLauncher(t *testing.T) {
 			t.Logf("%s: %v", mode, err)
 		})
 	}
+}
+
+// launcherListener listens where a launcher's libvirtd would, in a private directory it
+// returns, until the test ends.
+func launcherListener(t *testing.T) (string, net.Listener) {
+	t.Helper()
+	dir := t.TempDir()
+	sock := filepath.Join(dir, layout.SocketRel)
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return dir, l
 }
