@@ -69,6 +69,7 @@ type Controller struct {
 	recorder record.EventRecorder
 	conns    *connCache
 	gate     *launcherGate
+	freezes  freezes
 	// written are the cached instances whose status this handler has since replaced.
 	written  *superseded.Versions
 	inbound  migrations[*inbound]

@@ -151,6 +151,34 @@ func (f *fakeLibvirt) RebootDomain(name string) error {
 	return f.op("reboot", name, libvirt.DomainRunning, DomainStatus{State: libvirt.DomainRunning, Reason: int32(libvirt.DomainRunningBooted)})
 }
 
+// opsList is a copy of ops, for a test that reads it while calls may still come.
+func (f *fakeLibvirt) opsList() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.ops...)
+}
+
+func (f *fakeLibvirt) opsSeen() int { return len(f.opsList()) }
+
+// FreezeFilesystems and ThawFilesystems record the call in ops and answer one file system;
+// guestErr fails them as an agent that does not answer.
+func (f *fakeLibvirt) FreezeFilesystems(name string) (int, error) { return f.agentOp("freeze", name) }
+
+func (f *fakeLibvirt) ThawFilesystems(name string) (int, error) { return f.agentOp("thaw", name) }
+
+func (f *fakeLibvirt) agentOp(what, name string) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ops = append(f.ops, what+" "+name)
+	if f.guestErr != nil {
+		return 0, f.guestErr
+	}
+	if _, ok := f.domains[name]; !ok {
+		return 0, errDomainNotFound
+	}
+	return 1, nil
+}
+
 func (f *fakeLibvirt) op(what, name string, from libvirt.DomainState, to DomainStatus) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

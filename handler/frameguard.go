@@ -80,6 +80,8 @@ const (
 	procDomainGetJobStats    = 298
 	// REMOTE_PROC_DOMAIN_MIGRATE_PERFORM3_PARAMS: its reply is the migration cookie (opaque).
 	procDomainMigratePerform3Params = 305
+	procDomainFSFreeze              = 335
+	procDomainFSThaw                = 336
 	procEventAgentLifecycle         = 348
 	procDomainGetGuestInfo          = 418
 )
@@ -106,6 +108,8 @@ var replies = map[uint32]func(*xdrCursor){
 	procDomainAbortJob:       func(*xdrCursor) {},
 	procDomainGetJobStats:    func(c *xdrCursor) { c.word(); c.array(jobStatsMax, (*xdrCursor).typedParam) },
 	procDomainGetGuestInfo:   func(c *xdrCursor) { c.array(guestInfoParamsMax, (*xdrCursor).typedParam) },
+	procDomainFSFreeze:       (*xdrCursor).word, // how many file systems
+	procDomainFSThaw:         (*xdrCursor).word,
 	procDomainScreenshot:     func(c *xdrCursor) { c.optional(c.str) }, // the image's MIME type
 	// An opaque<> is encoded as a string is; take bounds it to the frame.
 	procDomainMigratePerform3Params: (*xdrCursor).str,

@@ -46,6 +46,9 @@ func TestCheckFrame(t *testing.T) {
 		{"guest info reply", frame(procDomainGetGuestInfo, typeReply, statusOK,
 			1, 8, 0x686f7374, 0x6e616d65, 7, 3, 0x77656200), false, false}, // "hostname", string "web"
 		{"guest info of more fields than libvirt sends", frame(procDomainGetGuestInfo, typeReply, statusOK, guestInfoParamsMax+1), false, true},
+		{"freeze reply", frame(procDomainFSFreeze, typeReply, statusOK, 2), false, false}, // two file systems
+		{"thaw reply", frame(procDomainFSThaw, typeReply, statusOK, 2), false, false},
+		{"truncated freeze reply", frame(procDomainFSFreeze, typeReply, statusOK), false, true},
 		{"error reply", frame(procDomainCreate, typeReply, statusError, 1, 10, 1, 3, 0x41420000, 2, 0, 0, 0, 0, 0, 0, 0), false, false},
 		{"string longer than the frame", frame(procDomainGetXMLDesc, typeReply, statusOK, 0x7ffffff0), false, true},
 		{"error message longer than the frame", frame(procDomainCreate, typeReply, statusError, 1, 10, 1, 0x7ffffff0), false, true},

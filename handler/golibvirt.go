@@ -161,6 +161,24 @@ func (g *goLibvirt) RebootDomain(name string) error {
 	})
 }
 
+func (g *goLibvirt) FreezeFilesystems(name string) (n int, err error) {
+	err = g.onDomain("freezing the guest's file systems", name, func(dom libvirt.Domain) error {
+		frozen, err := g.l.DomainFsfreeze(dom, nil, 0)
+		n = int(frozen)
+		return err
+	})
+	return n, err
+}
+
+func (g *goLibvirt) ThawFilesystems(name string) (n int, err error) {
+	err = g.onDomain("thawing the guest's file systems", name, func(dom libvirt.Domain) error {
+		thawed, err := g.l.DomainFsthaw(dom, nil, 0)
+		n = int(thawed)
+		return err
+	})
+	return n, err
+}
+
 // onDomain looks the domain up and calls f on it, bounded as any call that changes a domain.
 func (g *goLibvirt) onDomain(what, name string, f func(libvirt.Domain) error) error {
 	return g.call(what, callTimeout, func() error {

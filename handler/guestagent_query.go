@@ -3,10 +3,8 @@ package handler
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 
-	"github.com/digitalocean/go-libvirt"
 	"k8s.io/klog/v2"
 
 	"github.com/vmctl/vmctl/handler/guestagent"
@@ -54,12 +52,8 @@ func (c *Controller) guestReport(ctx context.Context, namespace, name string) (g
 	}
 	defer func() { go closeQuietly(lv) }()
 	params, err := lv.GuestInfo(DomainName(vmi))
-	var lerr libvirt.Error
-	if errors.As(err, &lerr) && (lerr.Code == uint32(libvirt.ErrAgentUnresponsive) || lerr.Code == uint32(libvirt.ErrAgentCommandTimeout)) {
-		return guestagent.Report{}, &streamError{http.StatusConflict, "the guest agent is not connected or does not answer: " + lerr.Message}
-	}
 	if err != nil {
-		return guestagent.Report{}, err
+		return guestagent.Report{}, agentRefusal(err)
 	}
 	return guestagent.Parse(params), nil
 }

@@ -33,6 +33,11 @@ type Libvirt interface {
 	// powered off (virDomainReboot with VIR_DOMAIN_REBOOT_ACPI_POWER_BTN). A guest that does
 	// not react to the button is not rebooted.
 	RebootDomain(name string) error
+	// FreezeFilesystems has the guest agent freeze every file system of the guest
+	// (virDomainFSFreeze) and returns how many it froze; an error when no agent answers.
+	FreezeFilesystems(name string) (int, error)
+	// ThawFilesystems has the guest agent thaw them (virDomainFSThaw), returning how many.
+	ThawFilesystems(name string) (int, error)
 	// DomainXML is the live domain XML, with what libvirt filled in (such as MAC addresses).
 	DomainXML(name string) (string, error)
 	// DomainStats is the running domain's statistics as libvirt's typed parameters

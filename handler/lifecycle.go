@@ -38,11 +38,20 @@ func (s *StreamServer) lifecycle(op handlerapi.Operation) http.HandlerFunc {
 		namespace, name := r.PathValue("namespace"), r.PathValue("name")
 		key := namespace + "/" + name
 		if !s.begin(key) {
-			http.Error(w, "another pause, unpause or soft reboot of the instance is in progress", http.StatusConflict)
+			http.Error(w, "another operation on the instance (pause, unpause, soft reboot, freeze, unfreeze) is in progress", http.StatusConflict)
 			return
 		}
 		defer s.end(key)
-		err := s.Controller.runLifecycle(r.Context(), namespace, name, op)
+		var unfreezeAfter time.Duration
+		if op == handlerapi.Freeze {
+			d, err := time.ParseDuration(r.URL.Query().Get(handlerapi.UnfreezeTimeoutParam))
+			if err != nil || d < 0 {
+				http.Error(w, "the unfreeze timeout must be a duration of 0 or more", http.StatusBadRequest)
+				return
+			}
+			unfreezeAfter = d
+		}
+		err := s.Controller.runLifecycle(r.Context(), namespace, name, op, unfreezeAfter)
 		if err != nil {
 			status := errorStatus(err)
 			klog.InfoS("lifecycle operation refused", "op", op, "vmi", key, "status", status, "err", err)
@@ -90,7 +99,7 @@ func (s *StreamServer) end(key string) {
 // node, through its own launcher pod, whose domain is in a state op applies to. The handler
 // never undoes it: a paused domain stays paused until unpaused (syncDomain starts only
 // domains that never ran). The instance is enqueued so its status follows at once.
-func (c *Controller) runLifecycle(ctx context.Context, namespace, name string, op handlerapi.Operation) error {
+func (c *Controller) runLifecycle(ctx context.Context, namespace, name string, op handlerapi.Operation, unfreezeAfter time.Duration) error {
 	vmi, lv, err := c.dialRunning(ctx, namespace, name)
 	if err != nil {
 		return err
@@ -107,6 +116,13 @@ func (c *Controller) runLifecycle(ctx context.Context, namespace, name string, o
 	}
 	if why := lifecycleRefusal(op, st); why != "" {
 		return &streamError{http.StatusConflict, why}
+	}
+	if op == handlerapi.Freeze || op == handlerapi.Unfreeze {
+		if err := c.freezeFilesystems(vmi, lv, op == handlerapi.Unfreeze, unfreezeAfter); err != nil {
+			return err
+		}
+		c.queue.Add(namespace + "/" + name)
+		return nil
 	}
 	if err := callLifecycle(lv, op, dom); err != nil {
 		var lerr libvirt.Error
@@ -180,6 +196,8 @@ func lifecycleRefusal(op handlerapi.Operation, st DomainStatus) string {
 		return ""
 	case libvirt.DomainPaused:
 		switch op {
+		case handlerapi.Freeze, handlerapi.Unfreeze:
+			return "the instance is paused: its guest agent cannot answer until it is unpaused"
 		case handlerapi.Pause:
 			return "the instance is already paused"
 		case handlerapi.SoftReboot:

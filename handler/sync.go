@@ -164,8 +164,13 @@ func (c *Controller) syncDomain(ctx context.Context, cached *v1.VirtualMachineIn
 		}
 	}
 	applyOutcome(vmi, o, pod, dev, now)
+	vmi.Status.FSFreezeStatus = ""
 	if o.phase == v1.Running {
-		applyAgent(vmi, cached.Status.Interfaces, c.conns.agentView(pod.UID), now)
+		agent := c.conns.agentView(pod.UID)
+		applyAgent(vmi, cached.Status.Interfaces, agent, now)
+		vmi.Status.FSFreezeStatus = c.fsFreezeStatus(cached, pod.UID, agent)
+	} else {
+		c.freezes.drop(cache.MetaObjectToName(cached).String())
 	}
 	return c.updateStatus(ctx, cached, vmi)
 }
@@ -252,6 +257,7 @@ func (c *Controller) forget(key string) {
 	c.written.Forget(key)
 	c.waits.Forget(key)
 	c.gate.reset(key)
+	c.freezes.drop(key)
 }
 
 // launcherPod is the instance's launcher pod on this node from the node's pod cache: the one

@@ -41,6 +41,10 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.h.ServeInstance(w, r, info.Namespace, info.Name, handlerapi.Unpause)
 	case "virtualmachineinstances/softreboot":
 		rt.h.ServeInstance(w, r, info.Namespace, info.Name, handlerapi.SoftReboot)
+	case "virtualmachineinstances/freeze":
+		rt.h.ServeInstance(w, r, info.Namespace, info.Name, handlerapi.Freeze)
+	case "virtualmachineinstances/unfreeze":
+		rt.h.ServeInstance(w, r, info.Namespace, info.Name, handlerapi.Unfreeze)
 	case "virtualmachineinstances/guestosinfo":
 		rt.h.ServeGuestQuery(w, r, info.Namespace, info.Name, handlerapi.GuestOSInfo)
 	case "virtualmachineinstances/userlist":

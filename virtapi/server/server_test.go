@@ -20,16 +20,16 @@ func TestAggregatedDiscoveryNestsTheSubresources(t *testing.T) {
 	if vm.Resource != "virtualmachines" || len(vm.Subresources) != 5 || vm.Subresources[0].Subresource != "start" || vm.Subresources[0].Verbs[0] != "update" {
 		t.Fatalf("virtualmachines %+v", vm)
 	}
-	if vmi.Resource != "virtualmachineinstances" || len(vmi.Subresources) != 10 || vmi.Subresources[0].Subresource != "console" || vmi.Subresources[0].Verbs[0] != "get" {
+	if vmi.Resource != "virtualmachineinstances" || len(vmi.Subresources) != 12 || vmi.Subresources[0].Subresource != "console" || vmi.Subresources[0].Verbs[0] != "get" {
 		t.Fatalf("virtualmachineinstances %+v", vmi)
 	}
-	for i, want := range []string{"pause", "unpause", "softreboot"} {
+	for i, want := range []string{"pause", "unpause", "softreboot", "freeze", "unfreeze"} {
 		if sub := vmi.Subresources[1+i]; sub.Subresource != want || len(sub.Verbs) != 1 || sub.Verbs[0] != "update" {
 			t.Errorf("virtualmachineinstances/%s: %+v, want verb update", want, sub)
 		}
 	}
 	for i, want := range []string{"guestosinfo", "userlist", "filesystemlist", "vnc", "vnc/screenshot"} {
-		if sub := vmi.Subresources[5+i]; sub.Subresource != want || len(sub.Verbs) != 1 || sub.Verbs[0] != "get" {
+		if sub := vmi.Subresources[7+i]; sub.Subresource != want || len(sub.Verbs) != 1 || sub.Verbs[0] != "get" {
 			t.Errorf("virtualmachineinstances/%s: %+v, want verb get", want, sub)
 		}
 	}

@@ -19,10 +19,28 @@ import (
 )
 
 // LifecycleOptions is the body of PUT pause and unpause (KubeVirt's PauseOptions and
-// UnpauseOptions); softreboot takes none. Every field is optional.
+// UnpauseOptions) and of freeze (its FreezeUnfreezeTimeout); softreboot and unfreeze take
+// none.
 type LifecycleOptions struct {
 	// DryRun ["All"] checks the request and answers as if done, changing nothing.
 	DryRun []string `json:"dryRun,omitempty"`
+	// UnfreezeTimeout, required by freeze, is how long the guest stays frozen unless unfrozen
+	// before ("0s": until unfrozen).
+	UnfreezeTimeout *metav1.Duration `json:"unfreezeTimeout,omitempty"`
+}
+
+// handlerPath is the path of op on the handler, a BadRequest when its options are wrong.
+func (o LifecycleOptions) handlerPath(namespace, name string, op handlerapi.Operation) (string, error) {
+	if op != handlerapi.Freeze {
+		return handlerapi.LifecyclePath(namespace, name, op), nil
+	}
+	switch t := o.UnfreezeTimeout; {
+	case t == nil:
+		return "", apierrors.NewBadRequest("unfreezeTimeout: required: how long the guest stays frozen unless unfrozen before (0s: until unfrozen)")
+	case t.Duration < 0:
+		return "", apierrors.NewBadRequest(fmt.Sprintf("unfreezeTimeout: %s is negative", t.Duration))
+	}
+	return handlerapi.FreezePath(namespace, name, o.UnfreezeTimeout.Duration), nil
 }
 
 func (o LifecycleOptions) dryRun() bool {
@@ -44,6 +62,11 @@ func (h *Handler) ServeInstance(w http.ResponseWriter, r *http.Request, namespac
 		writeStatus(w, err)
 		return
 	}
+	path, err := opts.handlerPath(namespace, name, op)
+	if err != nil {
+		writeStatus(w, err)
+		return
+	}
 	vmi, err := h.Virt.KubevirtV1().VirtualMachineInstances(namespace).Get(r.Context(), name, metav1.GetOptions{})
 	if err != nil {
 		writeStatus(w, err)
@@ -57,7 +80,7 @@ func (h *Handler) ServeInstance(w http.ResponseWriter, r *http.Request, namespac
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	if err := h.putHandler(r, vmi, handlerapi.LifecyclePath(namespace, name, op)); err != nil {
+	if err := h.putHandler(r, vmi, path); err != nil {
 		writeStatus(w, err)
 		return
 	}
@@ -86,6 +109,17 @@ func InstanceRefusal(op handlerapi.Operation, vmi *v1.VirtualMachineInstance) *a
 	case handlerapi.Unpause:
 		if !paused {
 			return refuse("VMI is not paused")
+		}
+	case handlerapi.Freeze:
+		switch {
+		case paused:
+			return refuse("VMI is paused: its guest agent cannot answer until it is unpaused")
+		case !hasCondition(vmi, v1.VirtualMachineInstanceAgentConnected):
+			return refuse("VMI does not have guest agent connected")
+		}
+	case handlerapi.Unfreeze:
+		if paused {
+			return refuse("VMI is paused: its guest agent cannot answer until it is unpaused")
 		}
 	case handlerapi.SoftReboot:
 		if paused {
@@ -131,7 +165,11 @@ func (h *Handler) callHandler(r *http.Request, vmi *v1.VirtualMachineInstance, m
 	// One connection per call: calls are rare, and a kept-alive connection to a handler pod
 	// that went away would fail the next one.
 	client := &http.Client{Timeout: handlerCallTimeout, Transport: &http.Transport{TLSClientConfig: tlsConfig, DisableKeepAlives: true}}
-	u := url.URL{Scheme: "https", Host: net.JoinHostPort(ip, strconv.Itoa(h.handlerPort())), Path: path}
+	u, err := url.Parse(path) // a path, with a query for some operations
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	u.Scheme, u.Host = "https", net.JoinHostPort(ip, strconv.Itoa(h.handlerPort()))
 	req, err := http.NewRequestWithContext(r.Context(), method, u.String(), nil)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)

@@ -21,6 +21,10 @@ import (
 	"github.com/vmctl/vmctl/virtapi/certs"
 )
 
+func agentConnected() v1.VirtualMachineInstanceCondition {
+	return v1.VirtualMachineInstanceCondition{Type: v1.VirtualMachineInstanceAgentConnected, Status: corev1.ConditionTrue}
+}
+
 func pausedCondition() []v1.VirtualMachineInstanceCondition {
 	return []v1.VirtualMachineInstanceCondition{{Type: v1.VirtualMachineInstancePaused, Status: corev1.ConditionTrue, Reason: "PausedByUser"}}
 }
@@ -31,6 +35,9 @@ func TestInstanceRefusal(t *testing.T) {
 	deleting := func(vmi *v1.VirtualMachineInstance) { vmi.DeletionTimestamp = &metav1.Time{Time: time.Now()} }
 	noACPI := func(vmi *v1.VirtualMachineInstance) {
 		vmi.Spec.Domain.Features = &v1.Features{ACPI: v1.FeatureState{Enabled: ptr.To(false)}}
+	}
+	withAgent := func(vmi *v1.VirtualMachineInstance) {
+		vmi.Status.Conditions = append(vmi.Status.Conditions, agentConnected())
 	}
 	pausedFalse := func(vmi *v1.VirtualMachineInstance) {
 		vmi.Status.Conditions = []v1.VirtualMachineInstanceCondition{{Type: v1.VirtualMachineInstancePaused, Status: corev1.ConditionFalse}}
@@ -54,6 +61,12 @@ func TestInstanceRefusal(t *testing.T) {
 		{"soft reboot a paused VMI", handlerapi.SoftReboot, paused, "paused"},
 		{"soft reboot without ACPI", handlerapi.SoftReboot, noACPI, "ACPI"},
 		{"soft reboot a scheduled VMI", handlerapi.SoftReboot, notRunning, "not running"},
+		{"freeze a VMI with its agent", handlerapi.Freeze, withAgent, ""},
+		{"freeze a VMI without an agent", handlerapi.Freeze, nil, "guest agent"},
+		{"freeze a paused VMI", handlerapi.Freeze, func(vmi *v1.VirtualMachineInstance) { withAgent(vmi); paused(vmi) }, "paused"},
+		{"freeze a scheduled VMI", handlerapi.Freeze, notRunning, "not running"},
+		{"unfreeze a VMI", handlerapi.Unfreeze, nil, ""},
+		{"unfreeze a paused VMI", handlerapi.Unfreeze, paused, "paused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vmi := podNetworkInstance(v1.Running)
@@ -83,7 +96,7 @@ type fakeNodeHandler struct {
 func (f *fakeNodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.requests = append(f.requests, r.Method+" "+r.URL.Path)
+	f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
 	w.WriteHeader(f.code)
 	_, _ = w.Write([]byte(f.body))
 }
@@ -124,6 +137,8 @@ func handlerPod(node string) *corev1.Pod {
 func TestServeInstance(t *testing.T) {
 	paused := podNetworkInstance(v1.Running)
 	paused.Status.Conditions = pausedCondition()
+	withAgent := podNetworkInstance(v1.Running)
+	withAgent.Status.Conditions = []v1.VirtualMachineInstanceCondition{agentConnected()}
 	for _, tc := range []struct {
 		name        string
 		op          handlerapi.Operation
@@ -147,6 +162,15 @@ func TestServeInstance(t *testing.T) {
 			forwarded: "PUT /v1/namespaces/ns/virtualmachineinstances/web/unpause"},
 		{name: "soft reboot", op: handlerapi.SoftReboot, vmi: podNetworkInstance(v1.Running), handlerCode: 200, code: 200,
 			forwarded: "PUT /v1/namespaces/ns/virtualmachineinstances/web/softreboot"},
+		{name: "freeze", op: handlerapi.Freeze, body: `{"unfreezeTimeout":"5m0s"}`, vmi: withAgent, handlerCode: 200, code: 200,
+			forwarded: "PUT /v1/namespaces/ns/virtualmachineinstances/web/freeze?unfreezeTimeout=5m0s"},
+		{name: "freeze until unfrozen", op: handlerapi.Freeze, body: `{"unfreezeTimeout":"0s"}`, vmi: withAgent, handlerCode: 200, code: 200,
+			forwarded: "PUT /v1/namespaces/ns/virtualmachineinstances/web/freeze?unfreezeTimeout=0s"},
+		{name: "freeze without a timeout", op: handlerapi.Freeze, vmi: withAgent, code: 400, says: "unfreezeTimeout: required"},
+		{name: "freeze with a negative timeout", op: handlerapi.Freeze, body: `{"unfreezeTimeout":"-1m"}`, vmi: withAgent, code: 400, says: "unfreezeTimeout: -1m0s is negative"},
+		{name: "freeze without an agent", op: handlerapi.Freeze, body: `{"unfreezeTimeout":"1m"}`, vmi: podNetworkInstance(v1.Running), code: 409, says: "guest agent"},
+		{name: "unfreeze", op: handlerapi.Unfreeze, vmi: podNetworkInstance(v1.Running), handlerCode: 200, code: 200,
+			forwarded: "PUT /v1/namespaces/ns/virtualmachineinstances/web/unfreeze"},
 		{name: "the handler refuses", op: handlerapi.Pause, vmi: podNetworkInstance(v1.Running), handlerCode: 409, handlerSays: "the instance is already paused\n",
 			code: 409, says: `virtualmachineinstances.kubevirt.io \"web\": virt-handler: the instance is already paused"`, forwarded: "PUT /v1/namespaces/ns/virtualmachineinstances/web/pause"},
 		{name: "the handler's launcher hangs", op: handlerapi.Pause, vmi: podNetworkInstance(v1.Running), handlerCode: 503, handlerSays: "did not answer",

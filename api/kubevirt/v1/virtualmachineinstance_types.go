@@ -291,6 +291,10 @@ type VirtualMachineInstanceStatus struct {
 	Memory *MemoryStatus `json:"memory,omitempty"`
 	// GuestOSInfo is the guest's operating system, as its agent last reported it.
 	GuestOSInfo VirtualMachineInstanceGuestOSInfo `json:"guestOSInfo,omitempty"`
+	// FSFreezeStatus is "frozen" while a freeze of the guest's file systems (the freeze
+	// subresource) is in force, unset otherwise. As in KubeVirt, it says what was asked of the
+	// guest agent, not what the guest's file systems are.
+	FSFreezeStatus string `json:"fsFreezeStatus,omitempty"`
 	// LauncherContainerImageVersion is the image of the launcher running this instance.
 	LauncherContainerImageVersion string `json:"launcherContainerImageVersion,omitempty"`
 	// ActivePods maps the UID of each launcher pod of this instance to its node.
@@ -315,6 +319,9 @@ type VirtualMachineInstanceStatus struct {
 	// +optional
 	RuntimeUser uint64 `json:"runtimeUser"`
 }
+
+// FSFrozen is status.fsFreezeStatus while the guest's file systems are frozen.
+const FSFrozen = "frozen"
 
 // VolumeStatus is one volume of an instance, as KubeVirt reports it.
 type VolumeStatus struct {

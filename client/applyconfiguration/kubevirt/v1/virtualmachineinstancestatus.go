@@ -41,6 +41,10 @@ type VirtualMachineInstanceStatusApplyConfiguration struct {
 	Memory *MemoryStatusApplyConfiguration `json:"memory,omitempty"`
 	// GuestOSInfo is the guest's operating system, as its agent last reported it.
 	GuestOSInfo *VirtualMachineInstanceGuestOSInfoApplyConfiguration `json:"guestOSInfo,omitempty"`
+	// FSFreezeStatus is "frozen" while a freeze of the guest's file systems (the freeze
+	// subresource) is in force, unset otherwise. As in KubeVirt, it says what was asked of the
+	// guest agent, not what the guest's file systems are.
+	FSFreezeStatus *string `json:"fsFreezeStatus,omitempty"`
 	// LauncherContainerImageVersion is the image of the launcher running this instance.
 	LauncherContainerImageVersion *string `json:"launcherContainerImageVersion,omitempty"`
 	// ActivePods maps the UID of each launcher pod of this instance to its node.
@@ -163,6 +167,14 @@ func (b *VirtualMachineInstanceStatusApplyConfiguration) WithMemory(value *Memor
 // If called multiple times, the GuestOSInfo field is set to the value of the last call.
 func (b *VirtualMachineInstanceStatusApplyConfiguration) WithGuestOSInfo(value *VirtualMachineInstanceGuestOSInfoApplyConfiguration) *VirtualMachineInstanceStatusApplyConfiguration {
 	b.GuestOSInfo = value
+	return b
+}
+
+// WithFSFreezeStatus sets the FSFreezeStatus field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the FSFreezeStatus field is set to the value of the last call.
+func (b *VirtualMachineInstanceStatusApplyConfiguration) WithFSFreezeStatus(value string) *VirtualMachineInstanceStatusApplyConfiguration {
+	b.FSFreezeStatus = &value
 	return b
 }
 
