@@ -161,19 +161,20 @@ func (g *goLibvirt) RebootDomain(name string) error {
 	})
 }
 
-func (g *goLibvirt) FreezeFilesystems(name string) (n int, err error) {
-	err = g.onDomain("freezing the guest's file systems", name, func(dom libvirt.Domain) error {
-		frozen, err := g.l.DomainFsfreeze(dom, nil, 0)
-		n = int(frozen)
-		return err
-	})
-	return n, err
+func (g *goLibvirt) FreezeFilesystems(name string) (int, error) {
+	return g.onFilesystems("freezing the guest's file systems", name, g.l.DomainFsfreeze)
 }
 
-func (g *goLibvirt) ThawFilesystems(name string) (n int, err error) {
-	err = g.onDomain("thawing the guest's file systems", name, func(dom libvirt.Domain) error {
-		thawed, err := g.l.DomainFsthaw(dom, nil, 0)
-		n = int(thawed)
+func (g *goLibvirt) ThawFilesystems(name string) (int, error) {
+	return g.onFilesystems("thawing the guest's file systems", name, g.l.DomainFsthaw)
+}
+
+// onFilesystems calls f on all the guest's file systems (no mount points named) and returns
+// how many it reached.
+func (g *goLibvirt) onFilesystems(what, name string, f func(libvirt.Domain, []string, uint32) (int32, error)) (n int, err error) {
+	err = g.onDomain(what, name, func(dom libvirt.Domain) error {
+		count, err := f(dom, nil, 0)
+		n = int(count)
 		return err
 	})
 	return n, err

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -35,14 +34,7 @@ func TestFreezeAndUnfreezeTheGuestsFileSystems(t *testing.T) {
 	f.CreateVM(vm)
 	vmi := f.WaitVMIPhase("frozen", v1.Running, bootTimeout)
 	f.WaitConsole(f.FollowConsole(f.LauncherPod(vmi)), "VMCTL-SCRATCH-MOUNTED", bootTimeout)
-	f.Eventually(bootTimeout, "VMI frozen to have its guest agent connected", func(ctx context.Context) (bool, error) {
-		vmi, err := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(ctx, "frozen", metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		c := vmi.Status.Condition(v1.VirtualMachineInstanceAgentConnected)
-		return c != nil && c.Status == corev1.ConditionTrue, nil
-	})
+	waitAgentConnected(f, "frozen")
 
 	if err := putInstance(f, "frozen", "freeze", `{}`); err == nil || !strings.Contains(err.Error(), "unfreezeTimeout") {
 		t.Fatalf("a freeze without its timeout: %v, want a 400 naming unfreezeTimeout", err)

@@ -111,14 +111,7 @@ func TestSSHKeysThroughTheGuestAgent(t *testing.T) {
 		c := vmi.Status.Condition(v1.VirtualMachineInstanceReady)
 		return c != nil && c.Status == corev1.ConditionTrue, nil
 	}
-	f.Eventually(bootTimeout, "keyed to have its guest agent connected", func(ctx context.Context) (bool, error) {
-		vmi, err := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(ctx, "keyed", metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		c := vmi.Status.Condition(v1.VirtualMachineInstanceAgentConnected)
-		return c != nil && c.Status == corev1.ConditionTrue, nil
-	})
+	waitAgentConnected(f, "keyed")
 	time.Sleep(15 * time.Second) // the first key is set meanwhile; the probe wants the second
 	if ok, _ := ready(f.Context()); ok {
 		t.Fatal("keyed is Ready before its Secret has the second key")
@@ -173,4 +166,16 @@ func TestPasswordsThroughTheGuestAgent(t *testing.T) {
 	if ok, err := accepts("first-Pw1")(f.Context()); ok || err != nil {
 		t.Errorf("the guest still takes the first password (err %v)", err)
 	}
+}
+
+// waitAgentConnected waits until the instance's guest agent is connected.
+func waitAgentConnected(f *framework.Framework, name string) {
+	f.Eventually(bootTimeout, "VMI "+name+" to have its guest agent connected", func(ctx context.Context) (bool, error) {
+		vmi, err := f.Virt.KubevirtV1().VirtualMachineInstances(f.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := vmi.Status.Condition(v1.VirtualMachineInstanceAgentConnected)
+		return c != nil && c.Status == corev1.ConditionTrue, nil
+	})
 }
