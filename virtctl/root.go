@@ -34,7 +34,7 @@ func NewRootCommand() *cobra.Command {
 		softRebootCommand(cl),
 		consoleCommand(cl), vncCommand(cl), exposeCommand(cl),
 		portForwardCommand(cl), sshCommand(cl), scpCommand(cl),
-		versionCommand(cl), createCommand(),
+		versionCommand(cl), createCommand(), expandCommand(cl),
 	)
 	root.AddCommand(pauseCommands(cl)...)
 	root.AddCommand(guestAgentCommands(cl)...)

@@ -1,8 +1,8 @@
 // Command virt-api serves KubeVirt's subresource API (subresources.kubevirt.io/v1: start,
-// stop, restart, pause, unpause, softreboot, freeze, unfreeze, console, portforward, version)
-// as an aggregated API server, and the admission webhooks for VirtualMachines, instances and
-// replica sets. It makes its own certificates (package virtapi/certs) and injects their CA
-// into the APIService and webhook configurations.
+// stop, restart, pause, unpause, softreboot, freeze, unfreeze, console, portforward,
+// expand-spec, expand-vm-spec, version) as an aggregated API server, and the admission
+// webhooks for VirtualMachines, instances and replica sets. It makes its own certificates
+// (package virtapi/certs) and injects their CA into the APIService and webhook configurations.
 package main
 
 import (
@@ -90,6 +90,7 @@ func run(ctx context.Context, opts *server.Options, limits admission.Limits, nam
 	opts.SecureServing.ServerCert.CertKey.KeyFile = certMgr.KeyFile()
 	apiServer, err := server.New(opts, &subresources.Handler{
 		Virt: versioned.NewForConfigOrDie(cfg), Kube: kube, Namespace: namespace, HandlerTLS: handlerCerts.Client,
+		Instancetypes: limits.Instancetypes,
 	})
 	if err != nil {
 		return err

@@ -16,12 +16,12 @@ var (
 	preferenceKinds   = []string{v1.PreferenceKind, v1.ClusterPreferenceKind}
 )
 
-// expandVM is the template a VM naming an instance type or a preference will run (both
+// ExpandVM is the template a VM naming an instance type or a preference will run (both
 // expanded, as virt-controller will), so the rest of the validation checks what the instance
 // gets; or, when that cannot be known, why. As KubeVirt does, a VM naming an instance type or
 // preference that does not exist is refused, and so is a template setting what the instance
 // type sets (a conflict, naming the field).
-func expandVM(vm *v1.VirtualMachine, g instancetype.Getter) (*v1.VirtualMachineInstanceTemplateSpec, field.ErrorList) {
+func ExpandVM(vm *v1.VirtualMachine, g instancetype.Getter) (*v1.VirtualMachineInstanceTemplateSpec, field.ErrorList) {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
 	if m := vm.Spec.Instancetype; m != nil {

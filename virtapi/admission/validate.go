@@ -41,7 +41,7 @@ func ValidateVM(vm *v1.VirtualMachine, raw []byte, limits Limits) (field.ErrorLi
 		warnings = append(warnings, RunningDeprecated)
 	}
 	if vm.Spec.NamesInstancetypeOrPreference() {
-		expanded, errs := expandVM(vm, limits.Instancetypes)
+		expanded, errs := ExpandVM(vm, limits.Instancetypes)
 		if len(errs) > 0 {
 			return append(errs, instanceName(field.NewPath("metadata", "name"), vm.Name, 0)...), warnings
 		}

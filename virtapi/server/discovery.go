@@ -28,6 +28,8 @@ var resources = []metav1.APIResource{
 	{Name: "virtualmachines/restart", Namespaced: true, Kind: "VirtualMachine", Verbs: metav1.Verbs{"update"}},
 	{Name: "virtualmachines/migrate", Namespaced: true, Kind: "VirtualMachine", Verbs: metav1.Verbs{"update"}},
 	{Name: "virtualmachines/portforward", Namespaced: true, Kind: "VirtualMachine", Verbs: metav1.Verbs{"get"}},
+	{Name: "virtualmachines/expand-spec", Namespaced: true, Kind: "VirtualMachine", Verbs: metav1.Verbs{"get"}},
+	{Name: "expand-vm-spec", Namespaced: true, Kind: "VirtualMachine", Verbs: metav1.Verbs{"update"}},
 	{Name: "virtualmachineinstances", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{}},
 	{Name: "virtualmachineinstances/console", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"get"}},
 	{Name: "virtualmachineinstances/pause", Namespaced: true, Kind: "VirtualMachineInstance", Verbs: metav1.Verbs{"update"}},
@@ -71,7 +73,7 @@ func aggregatedVersion() apidiscoveryv2.APIVersionDiscovery {
 		parent, sub, isSub := cut(r.Name)
 		if !isSub {
 			parents[parent] = &apidiscoveryv2.APIResourceDiscovery{
-				Resource: parent, Scope: apidiscoveryv2.ScopeNamespace, Verbs: []string{},
+				Resource: parent, Scope: apidiscoveryv2.ScopeNamespace, Verbs: append([]string{}, r.Verbs...),
 				ResponseKind: &metav1.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: r.Kind},
 			}
 			order = append(order, parent)

@@ -22,6 +22,10 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		subresources.ServeVersion(w, r)
 		return
 	}
+	if ok && info.IsResourceRequest && info.Resource == "expand-vm-spec" && info.Namespace != "" && info.Name == "" && info.Subresource == "" {
+		rt.h.ServeExpandSpec(w, r, info.Namespace)
+		return
+	}
 	if !ok || !info.IsResourceRequest || info.Namespace == "" || info.Name == "" {
 		http.NotFound(w, r)
 		return
@@ -33,6 +37,8 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.h.ServeVM(w, r, info.Namespace, info.Name, subresources.Stop)
 	case "virtualmachines/restart":
 		rt.h.ServeVM(w, r, info.Namespace, info.Name, subresources.Restart)
+	case "virtualmachines/expand-spec":
+		rt.h.ServeExpandVM(w, r, info.Namespace, info.Name)
 	case "virtualmachines/migrate":
 		rt.h.ServeMigrate(w, r, info.Namespace, info.Name)
 	case "virtualmachineinstances/pause":

@@ -13,11 +13,14 @@ import (
 
 func TestAggregatedDiscoveryNestsTheSubresources(t *testing.T) {
 	v := aggregatedVersion()
-	if len(v.Resources) != 2 {
+	if len(v.Resources) != 3 {
 		t.Fatalf("resources %+v", v.Resources)
 	}
-	vm, vmi := v.Resources[0], v.Resources[1]
-	if vm.Resource != "virtualmachines" || len(vm.Subresources) != 5 || vm.Subresources[0].Subresource != "start" || vm.Subresources[0].Verbs[0] != "update" {
+	vm, expand, vmi := v.Resources[0], v.Resources[1], v.Resources[2]
+	if expand.Resource != "expand-vm-spec" || len(expand.Verbs) != 1 || expand.Verbs[0] != "update" || len(expand.Subresources) != 0 {
+		t.Fatalf("expand-vm-spec %+v, want verb update", expand)
+	}
+	if vm.Resource != "virtualmachines" || len(vm.Subresources) != 6 || vm.Subresources[0].Subresource != "start" || vm.Subresources[0].Verbs[0] != "update" {
 		t.Fatalf("virtualmachines %+v", vm)
 	}
 	if vmi.Resource != "virtualmachineinstances" || len(vmi.Subresources) != 12 || vmi.Subresources[0].Subresource != "console" || vmi.Subresources[0].Verbs[0] != "get" {
@@ -48,6 +51,9 @@ func TestRouterRefusesWhatItDoesNotServe(t *testing.T) {
 		{IsResourceRequest: true, Namespace: "ns", Resource: "virtualmachines", Name: "vm", Subresource: "pause"}, // KubeVirt has no VM pause
 		{IsResourceRequest: true, Resource: "version", Name: "x"},
 		{IsResourceRequest: true, Namespace: "ns", Resource: "version"},
+		{IsResourceRequest: true, Resource: "expand-vm-spec"},                                               // no namespace
+		{IsResourceRequest: true, Namespace: "ns", Resource: "expand-vm-spec", Name: "vm"},                  // not a collection
+		{IsResourceRequest: true, Namespace: "ns", Resource: "virtualmachines", Subresource: "expand-spec"}, // no name
 	} {
 		req := httptest.NewRequest(http.MethodPut, "/apis/subresources.kubevirt.io/v1/whatever", nil)
 		if info != nil {

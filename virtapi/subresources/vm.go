@@ -18,6 +18,7 @@ import (
 	v1 "github.com/vmctl/vmctl/api/kubevirt/v1"
 	"github.com/vmctl/vmctl/client/clientset/versioned"
 	"github.com/vmctl/vmctl/pkg/handlerapi"
+	"github.com/vmctl/vmctl/pkg/instancetype"
 )
 
 // Options is the body of PUT start, stop and restart; all fields are optional. The names are
@@ -53,6 +54,8 @@ type Handler struct {
 	Namespace   string
 	HandlerTLS  func() (handlerapi.Material, error)
 	HandlerPort int
+	// Instancetypes reads the instance types and preferences VMs name, for expand-spec.
+	Instancetypes instancetype.Getter
 }
 
 var vmResource = schema.GroupResource{Group: v1.GroupName, Resource: "virtualmachines"}
