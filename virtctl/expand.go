@@ -34,21 +34,21 @@ func expandCommand(cl *clientLoader) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var raw []byte
-			if vmName != "" {
-				raw, err = c.Subresources.Get().Namespace(c.Namespace).Resource("virtualmachines").Name(vmName).
-					SubResource("expand-spec").Do(cmd.Context()).Raw()
-			} else {
-				var body []byte
-				if body, err = readManifest(file); err != nil {
+			req := c.Subresources.Get().Namespace(c.Namespace).Resource("virtualmachines").Name(vmName).SubResource("expand-spec")
+			if file != "" {
+				body, err := readManifest(file)
+				if err != nil {
 					return err
 				}
-				raw, err = c.Subresources.Put().Namespace(c.Namespace).Resource("expand-vm-spec").
-					SetHeader("Content-Type", "application/json").Body(body).Do(cmd.Context()).Raw()
+				req = c.Subresources.Put().Namespace(c.Namespace).Resource("expand-vm-spec").
+					SetHeader("Content-Type", "application/json").Body(body)
 			}
-			if err != nil {
+			res := req.Do(cmd.Context())
+			// Error, not Raw's error: it reads the server's Status (such as "not found").
+			if err := res.Error(); err != nil {
 				return fmt.Errorf("expand: %w", err)
 			}
+			raw, _ := res.Raw()
 			return printObject(cmd, raw, output)
 		},
 	}
